@@ -1,0 +1,345 @@
+package schemas
+
+import "time"
+
+// Topic names. Every topic is keyed by session_id unless its comment says otherwise.
+const (
+	TopicSessions     = "ekyc.sessions.v1"      // SessionEvent
+	TopicCaptures     = "ekyc.captures.v1"      // CaptureSubmitted
+	TopicQuality      = "ekyc.quality.v1"       // QualityAssessed
+	TopicDocuments    = "ekyc.documents.v1"     // DocumentRead
+	TopicChip         = "ekyc.chip.v1"          // ChipVerified
+	TopicLiveness     = "ekyc.liveness.v1"      // LivenessAssessed
+	TopicFacematch    = "ekyc.facematch.v1"     // FacesMatched
+	TopicFraud        = "ekyc.fraud.v1"         // FraudAssessed
+	TopicSessionState = "ekyc.session-state.v1" // SessionState, compacted, tombstone on erasure
+	TopicDecisions    = "ekyc.decisions.v1"     // Decision, compacted: one decision per session
+	TopicWebhookRetry = "ekyc.webhook.retry.v1" // WebhookDelivery
+	TopicWebhookDLQ   = "ekyc.webhook.dlq.v1"   // WebhookDelivery
+	TopicBlocklist    = "ekyc.blocklist.v1"     // BlocklistEntry, compacted, keyed by entry id
+	TopicConsents     = "cmp.consents.v1"       // ConsentRecorded, keyed by tracking_id
+)
+
+// Check statuses.
+const (
+	CheckPass    = "pass"
+	CheckFail    = "fail"
+	CheckWarn    = "warn"
+	CheckSkipped = "skipped"
+)
+
+// Session statuses (API.md, Data Get).
+const (
+	StatusOpen       = "open"
+	StatusCapturing  = "capturing"
+	StatusProcessing = "processing"
+	StatusVerified   = "verified"
+	StatusRejected   = "rejected"
+	StatusExpired    = "expired"
+	StatusCancelled  = "cancelled"
+)
+
+// Step capture statuses.
+const (
+	CaptureSubmittedStatus = "submitted" // stored and produced; the gate has not answered yet
+	CaptureAccepted        = "accepted"  // passed the quality gate (or, for nfc, received)
+	CaptureRetake          = "retake"    // failed the quality gate; the step needs a new capture
+)
+
+// Envelope is carried by every event, first field of every record.
+type Envelope struct {
+	EventID    string    `avro:"event_id" json:"event_id"`
+	SessionID  string    `avro:"session_id" json:"session_id"`
+	TenantID   string    `avro:"tenant_id" json:"tenant_id"`
+	OccurredAt time.Time `avro:"occurred_at" json:"occurred_at"` // timestamp-millis
+	Producer   string    `avro:"producer" json:"producer"`
+}
+
+// BlobRef is a claim-check: image and chip bytes live in the blob store, never in Kafka.
+type BlobRef struct {
+	Name      string `avro:"name" json:"name"` // role: image, video, sod, dg1, dg2, ..., face
+	URI       string `avro:"uri" json:"uri"`
+	SHA256    string `avro:"sha256" json:"sha256"` // lowercase hex
+	Size      int64  `avro:"size" json:"size"`
+	MediaType string `avro:"media_type" json:"media_type"`
+}
+
+// Check is one explained result (API.md, checks[]).
+type Check struct {
+	Name         string   `avro:"name" json:"name"`     // e.g. quality.document_front, chip.passive_authentication
+	Status       string   `avro:"status" json:"status"` // pass | fail | warn | skipped
+	Score        *float64 `avro:"score" json:"score"`
+	Threshold    *float64 `avro:"threshold" json:"threshold"`
+	ReasonCode   *string  `avro:"reason_code" json:"reason_code"`
+	ModelVersion *string  `avro:"model_version" json:"model_version"`
+	Source       string   `avro:"source" json:"-"`     // the group that produced it
+	CaptureID    *string  `avro:"capture_id" json:"-"` // the capture it is about, if any
+	Detail       *string  `avro:"detail" json:"-"`     // a message for humans, no PII
+}
+
+// Field is one extracted value with its confidence.
+type Field struct {
+	Name       string   `avro:"name" json:"name"`
+	Value      string   `avro:"value" json:"value"`
+	Confidence *float64 `avro:"confidence" json:"confidence"`
+}
+
+// MRZ is a machine readable zone, as read by OCR or from chip DG1.
+type MRZ struct {
+	Format string            `avro:"format" json:"format"` // TD1 | TD2 | TD3
+	Lines  []string          `avro:"lines" json:"lines"`
+	Valid  bool              `avro:"valid" json:"valid"` // every check digit correct
+	Fields map[string]string `avro:"fields" json:"fields"`
+}
+
+// SessionEvent is the record of ekyc.sessions.v1: exactly one of its payloads is set.
+type SessionEvent struct {
+	Envelope  Envelope          `avro:"envelope"`
+	Opened    *SessionOpened    `avro:"opened"`
+	Cancelled *SessionCancelled `avro:"cancelled"`
+	Expired   *SessionExpired   `avro:"expired"`
+	Erased    *SessionErased    `avro:"erased"`
+}
+
+// SessionOpened is produced by the edge on Session Init.
+type SessionOpened struct {
+	Flow          string    `avro:"flow"`
+	Steps         []string  `avro:"steps"`
+	ReferenceID   *string   `avro:"reference_id"`
+	TrackingID    *string   `avro:"tracking_id"`
+	WebhookURL    *string   `avro:"webhook_url"`
+	Locale        string    `avro:"locale"`
+	DataRetention string    `avro:"data_retention"` // service | integrator
+	CreatedAt     time.Time `avro:"created_at"`
+	ExpiresAt     time.Time `avro:"expires_at"`
+	Nonce         []byte    `avro:"nonce"` // 8 bytes for chip active authentication
+}
+
+// SessionCancelled ends a session without a decision.
+type SessionCancelled struct {
+	Reason string `avro:"reason"`
+}
+
+// SessionExpired is produced by the session group when expires_at passes.
+type SessionExpired struct {
+	ExpiresAt time.Time `avro:"expires_at"`
+}
+
+// SessionErased is produced by the edge on DELETE; the state is tombstoned.
+type SessionErased struct {
+	Reason string `avro:"reason"`
+}
+
+// CaptureSubmitted is produced by the edge for every accepted upload (ekyc.captures.v1).
+type CaptureSubmitted struct {
+	Envelope  Envelope          `avro:"envelope"`
+	CaptureID string            `avro:"capture_id"`
+	Step      string            `avro:"step"`   // document_front, document_back, passport, nfc, selfie
+	Blobs     []BlobRef         `avro:"blobs"`  // image (+video), or the chip files sod, dg1, ...
+	Nonce     []byte            `avro:"nonce"`  // the session's server nonce
+	Client    map[string]string `avro:"client"` // device and client signals reported by the SDK
+}
+
+// QualityAssessed is the quality gate's answer for one image capture (ekyc.quality.v1).
+type QualityAssessed struct {
+	Envelope    Envelope `avro:"envelope"`
+	CaptureID   string   `avro:"capture_id"`
+	Step        string   `avro:"step"`
+	Passed      bool     `avro:"passed"`
+	Blur        float64  `avro:"blur"`       // variance of the Laplacian; higher is sharper
+	Glare       float64  `avro:"glare"`      // fraction of saturated pixels
+	Brightness  float64  `avro:"brightness"` // mean luma 0..255
+	Framing     string   `avro:"framing"`    // ok | not_framed | unknown
+	Reasons     []string `avro:"reasons"`
+	Width       int      `avro:"width"`
+	Height      int      `avro:"height"`
+	Image       BlobRef  `avro:"image"`
+	GateVersion string   `avro:"gate_version"`
+}
+
+// DocumentRead is the OCR result for one document capture (ekyc.documents.v1).
+type DocumentRead struct {
+	Envelope     Envelope `avro:"envelope"`
+	CaptureID    string   `avro:"capture_id"`
+	Step         string   `avro:"step"`
+	DocumentType string   `avro:"document_type"`
+	Side         string   `avro:"side"`
+	Fields       []Field  `avro:"fields"`
+	MRZ          *MRZ     `avro:"mrz"`
+	FaceCrop     *BlobRef `avro:"face_crop"`
+	Checks       []Check  `avro:"checks"`
+	ModelVersion string   `avro:"model_version"`
+}
+
+// ChipVerified is the chip processor's result for one nfc capture (ekyc.chip.v1).
+type ChipVerified struct {
+	Envelope     Envelope `avro:"envelope"`
+	CaptureID    string   `avro:"capture_id"`
+	DocumentType string   `avro:"document_type"`
+	MRZ          *MRZ     `avro:"mrz"`        // DG1
+	Fields       []Field  `avro:"fields"`     // DG13 and others
+	FaceImage    *BlobRef `avro:"face_image"` // DG2
+	Checks       []Check  `avro:"checks"`     // passive auth, each DG hash, chain, active auth, registry
+}
+
+// LivenessAssessed is the passive liveness result for one selfie (ekyc.liveness.v1).
+type LivenessAssessed struct {
+	Envelope     Envelope           `avro:"envelope"`
+	CaptureID    string             `avro:"capture_id"`
+	Score        float64            `avro:"score"`
+	Threshold    float64            `avro:"threshold"`
+	Live         bool               `avro:"live"`
+	AttackType   *string            `avro:"attack_type"` // print | replay | mask
+	Signals      map[string]float64 `avro:"signals"`
+	ModelVersion string             `avro:"model_version"`
+	Checks       []Check            `avro:"checks"`
+}
+
+// FacePair is one face comparison.
+type FacePair struct {
+	Pair       string  `avro:"pair"` // selfie_document | selfie_chip | document_chip
+	Similarity float64 `avro:"similarity"`
+	Threshold  float64 `avro:"threshold"`
+	Matched    bool    `avro:"matched"`
+}
+
+// FacesMatched is the face comparison result for one session (ekyc.facematch.v1).
+type FacesMatched struct {
+	Envelope     Envelope   `avro:"envelope"`
+	Pairs        []FacePair `avro:"pairs"`
+	ModelVersion string     `avro:"model_version"`
+	Checks       []Check    `avro:"checks"`
+}
+
+// FraudAssessed carries one result per fraud check (ekyc.fraud.v1).
+type FraudAssessed struct {
+	Envelope Envelope `avro:"envelope"`
+	Checks   []Check  `avro:"checks"`
+}
+
+// Reason explains a decision outcome.
+type Reason struct {
+	Code    string `avro:"code" json:"code"`
+	Message string `avro:"message" json:"message"`
+}
+
+// Extracted is the data reconciled across OCR, MRZ and chip.
+type Extracted struct {
+	DocumentType     string              `avro:"document_type" json:"document_type"`
+	IDNumber         *string             `avro:"id_number" json:"id_number"`
+	FullName         *string             `avro:"full_name" json:"full_name"`
+	DateOfBirth      *string             `avro:"date_of_birth" json:"date_of_birth"` // YYYY-MM-DD
+	Sex              *string             `avro:"sex" json:"sex"`                     // M | F | X
+	Nationality      *string             `avro:"nationality" json:"nationality"`
+	PlaceOfOrigin    *string             `avro:"place_of_origin" json:"place_of_origin"`
+	PlaceOfResidence *string             `avro:"place_of_residence" json:"place_of_residence"`
+	IssueDate        *string             `avro:"issue_date" json:"issue_date"`
+	ExpiryDate       *string             `avro:"expiry_date" json:"expiry_date"`
+	MRZ              map[string]string   `avro:"mrz" json:"mrz"`
+	Other            map[string]string   `avro:"other" json:"other,omitempty"` // e.g. vehicle plate, chassis
+	Sources          map[string][]string `avro:"sources" json:"sources"`       // field → ocr | mrz | chip
+}
+
+// Decision is the outcome of one session (ekyc.decisions.v1): exactly one per session.
+type Decision struct {
+	Envelope      Envelope   `avro:"envelope"`
+	DecisionID    string     `avro:"decision_id"` // deterministic: derived from session id
+	Outcome       string     `avro:"outcome"`     // verified | rejected
+	PolicyVersion string     `avro:"policy_version"`
+	Flow          string     `avro:"flow"`
+	ReferenceID   *string    `avro:"reference_id"`
+	Reasons       []Reason   `avro:"reasons"`
+	Checks        []Check    `avro:"checks"`
+	Extracted     *Extracted `avro:"extracted"`
+	DecidedAt     time.Time  `avro:"decided_at"`
+}
+
+// StepCapture is the latest capture of one step, as folded into the session state.
+type StepCapture struct {
+	Step        string           `avro:"step"`
+	CaptureID   string           `avro:"capture_id"`
+	Status      string           `avro:"status"` // submitted | accepted | retake
+	Blobs       []BlobRef        `avro:"blobs"`
+	Quality     *QualityAssessed `avro:"quality"`
+	SubmittedAt time.Time        `avro:"submitted_at"`
+	UpdatedAt   time.Time        `avro:"updated_at"`
+}
+
+// DecisionResult is the decision as folded into the session state.
+type DecisionResult struct {
+	DecisionID    string     `avro:"decision_id"`
+	Outcome       string     `avro:"outcome"`
+	PolicyVersion string     `avro:"policy_version"`
+	Reasons       []Reason   `avro:"reasons"`
+	Extracted     *Extracted `avro:"extracted"`
+	DecidedAt     time.Time  `avro:"decided_at"`
+}
+
+// SessionState is the full snapshot of one session (ekyc.session-state.v1, compacted).
+// It is written only by the session group.
+type SessionState struct {
+	Envelope      Envelope          `avro:"envelope"` // of the last event folded in
+	Version       int64             `avro:"version"`  // number of events folded in
+	Status        string            `avro:"status"`
+	Flow          string            `avro:"flow"`
+	Steps         []string          `avro:"steps"` // the steps the flow requires
+	ReferenceID   *string           `avro:"reference_id"`
+	TrackingID    *string           `avro:"tracking_id"`
+	WebhookURL    *string           `avro:"webhook_url"`
+	Locale        string            `avro:"locale"`
+	DataRetention string            `avro:"data_retention"`
+	Nonce         []byte            `avro:"nonce"`
+	CreatedAt     time.Time         `avro:"created_at"`
+	ExpiresAt     time.Time         `avro:"expires_at"`
+	UpdatedAt     time.Time         `avro:"updated_at"`
+	DecidedAt     *time.Time        `avro:"decided_at"`
+	Captures      []StepCapture     `avro:"captures"`  // latest per step, in flow order
+	Checks        []Check           `avro:"checks"`    // latest per name
+	Documents     []DocumentRead    `avro:"documents"` // latest per step
+	Chip          *ChipVerified     `avro:"chip"`
+	Liveness      *LivenessAssessed `avro:"liveness"`
+	Faces         *FacesMatched     `avro:"faces"`
+	Decision      *DecisionResult   `avro:"decision"`
+}
+
+// WebhookDelivery is a pending or dead-lettered webhook delivery
+// (ekyc.webhook.retry.v1, ekyc.webhook.dlq.v1).
+type WebhookDelivery struct {
+	Envelope        Envelope  `avro:"envelope"`
+	WebhookID       string    `avro:"webhook_id"` // stable per event, the same on every attempt
+	DecisionEventID string    `avro:"decision_event_id"`
+	URL             string    `avro:"url"`
+	Attempt         int       `avro:"attempt"` // attempts made so far
+	NotBefore       time.Time `avro:"not_before"`
+	LastStatus      *int      `avro:"last_status"`
+	LastError       *string   `avro:"last_error"`
+	Body            []byte    `avro:"body"` // the exact payload, so every attempt signs the same bytes
+}
+
+// BlocklistEntry is one blocked document number or face (ekyc.blocklist.v1, keyed by entry id).
+type BlocklistEntry struct {
+	Envelope        Envelope  `avro:"envelope"`
+	EntryID         string    `avro:"entry_id"`
+	Kind            string    `avro:"kind"`       // id_number | face
+	ValueHash       *string   `avro:"value_hash"` // keyed hash of the id number
+	Embedding       []float32 `avro:"embedding"`  // face embedding, for kind face
+	SourceSessionID *string   `avro:"source_session_id"`
+	Reason          *string   `avro:"reason"`
+	CreatedAt       time.Time `avro:"created_at"`
+	Deleted         bool      `avro:"deleted"`
+}
+
+// ConsentRecorded is one append-only consent record (cmp.consents.v1, keyed by tracking_id).
+type ConsentRecorded struct {
+	Envelope      Envelope  `avro:"envelope"`
+	ConsentID     string    `avro:"consent_id"`
+	TrackingID    string    `avro:"tracking_id"`
+	PurposeID     string    `avro:"purpose_id"`
+	Status        string    `avro:"status"` // granted | denied | withdrawn
+	NoticeVersion string    `avro:"notice_version"`
+	Channel       string    `avro:"channel"`
+	IP            string    `avro:"ip"`
+	UserAgent     string    `avro:"user_agent"`
+	RecordedAt    time.Time `avro:"recorded_at"`
+	ProofSHA256   string    `avro:"proof_sha256"`
+}
