@@ -1,0 +1,110 @@
+package decision
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+
+	"github.com/idstream/idstream/schemas"
+)
+
+// Producer is the producer name in the envelopes of decisions.
+const Producer = "decision"
+
+// ID returns the deterministic decision id of a session: "dec_" + the first 24 hex digits of
+// SHA-256(sessionID). The decision's event id is "evt_" + the same digits.
+func ID(sessionID string) string { return "dec_" + idDigits(sessionID) }
+
+func idDigits(sessionID string) string {
+	sum := sha256.Sum256([]byte(sessionID))
+	return hex.EncodeToString(sum[:])[:24]
+}
+
+// Decide decides a session from its snapshot under policy p. It returns false when the
+// session cannot be decided yet: st is nil, its status is not processing, or a pattern of
+// the flow's Await list matches none of its checks. A flow the policy does not name awaits
+// "quality.<step>" for every required image step of the snapshot.
+//
+// The outcome is rejected when any hard check (one no Soft pattern matches) has status fail,
+// with one reason per such check (code = its reason code, or its name when it has none);
+// soft failures are reported with status warn. Otherwise it is verified. The decision lists
+// every check of the snapshot plus the data consistency checks of the reconciliation (see
+// Reconcile). Decide is pure and deterministic: the same snapshot and policy give the same
+// decision, whose time is the snapshot's updated_at and whose ids derive from the session id.
+func Decide(p Policy, st *schemas.SessionState) (*schemas.Decision, bool) {
+	if st == nil || st.Status != schemas.StatusProcessing {
+		return nil, false
+	}
+	fp, ok := p.Flows[st.Flow]
+	if !ok {
+		fp = FlowPolicy{Await: qualityAwaits(st.Steps)}
+	}
+	for _, pat := range fp.Await {
+		if !slices.ContainsFunc(st.Checks, func(c schemas.Check) bool { return matchAny([]string{pat}, c.Name) }) {
+			return nil, false
+		}
+	}
+	docType := fp.DocumentType
+	if docType == "" {
+		docType = st.Flow
+	}
+	extracted, dataChecks := Reconcile(st)
+	extracted.DocumentType = docType
+
+	checks := slices.Clone(st.Checks)
+	for _, dc := range dataChecks {
+		if i := slices.IndexFunc(checks, func(c schemas.Check) bool { return c.Name == dc.Name }); i >= 0 {
+			checks[i] = dc
+		} else {
+			checks = append(checks, dc)
+		}
+	}
+	var reasons []schemas.Reason
+	for i, c := range checks {
+		if c.Status != schemas.CheckFail {
+			continue
+		}
+		if matchAny(fp.Soft, c.Name) {
+			checks[i].Status = schemas.CheckWarn
+			continue
+		}
+		reasons = append(reasons, reasonFor(c))
+	}
+	outcome := schemas.StatusVerified
+	if len(reasons) > 0 {
+		outcome = schemas.StatusRejected
+	}
+	digits := idDigits(st.Envelope.SessionID)
+	return &schemas.Decision{
+		Envelope: schemas.Envelope{
+			EventID:    "evt_" + digits,
+			SessionID:  st.Envelope.SessionID,
+			TenantID:   st.Envelope.TenantID,
+			OccurredAt: st.UpdatedAt,
+			Producer:   Producer,
+		},
+		DecisionID:    "dec_" + digits,
+		Outcome:       outcome,
+		PolicyVersion: p.Version,
+		Flow:          st.Flow,
+		ReferenceID:   st.ReferenceID,
+		Reasons:       reasons,
+		Checks:        checks,
+		Extracted:     extracted,
+		DecidedAt:     st.UpdatedAt,
+	}, true
+}
+
+// reasonFor explains a failed hard check without personal data: the check's own detail
+// (which by contract holds no PII) or a generic sentence naming the check.
+func reasonFor(c schemas.Check) schemas.Reason {
+	r := schemas.Reason{Code: c.Name, Message: fmt.Sprintf("Check %s failed.", c.Name)}
+	if c.ReasonCode != nil && *c.ReasonCode != "" {
+		r.Code = *c.ReasonCode
+	}
+	if c.Detail != nil && *c.Detail != "" {
+		r.Message = *c.Detail
+	}
+	return r
+}

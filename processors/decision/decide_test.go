@@ -1,0 +1,206 @@
+package decision
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/idstream/idstream/internal/flow"
+	"github.com/idstream/idstream/schemas"
+)
+
+const sid = "ses_1"
+
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+func check(name, status string) schemas.Check {
+	return schemas.Check{Name: name, Status: status, Source: "test"}
+}
+
+// processing returns a chip_id_card snapshot whose captures all passed the quality gate.
+func processing(extra ...schemas.Check) *schemas.SessionState {
+	return &schemas.SessionState{
+		Envelope:  schemas.Envelope{EventID: "evt_x", SessionID: sid, TenantID: "ten_1", OccurredAt: t0.Add(time.Minute)},
+		Version:   9,
+		Status:    schemas.StatusProcessing,
+		Flow:      "chip_id_card",
+		Steps:     []string{"document_front", "document_back", "nfc", "selfie"},
+		CreatedAt: t0,
+		UpdatedAt: t0.Add(time.Minute),
+		Checks: append([]schemas.Check{
+			check("quality.document_front", "pass"), check("quality.document_back", "pass"), check("quality.selfie", "pass"),
+		}, extra...),
+	}
+}
+
+func findCheck(cs []schemas.Check, name string) *schemas.Check {
+	for i := range cs {
+		if cs[i].Name == name {
+			return &cs[i]
+		}
+	}
+	return nil
+}
+
+func TestDefaultPolicy(t *testing.T) {
+	p := DefaultPolicy(flow.Default())
+	if p.Version != "2026-11-22.1" || len(p.Flows) != 5 {
+		t.Fatalf("policy = %+v", p)
+	}
+	want := map[string][]string{
+		"chip_id_card":         {"quality.document_front", "quality.document_back", "quality.selfie"},
+		"passport":             {"quality.passport", "quality.selfie"},
+		"nfc_only":             {"quality.selfie"},
+		"vehicle_registration": {"quality.document_front", "quality.document_back"},
+	}
+	for name, await := range want {
+		if got := p.Flows[name].Await; !slices.Equal(got, await) {
+			t.Errorf("%s awaits %v, want %v", name, got, await)
+		}
+		if len(p.Flows[name].Soft) != 0 {
+			t.Errorf("%s has soft checks", name)
+		}
+	}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestParsePolicy(t *testing.T) {
+	p, err := ParsePolicy([]byte(`
+version: "2026-12-01.1"
+flows:
+  chip_id_card:
+    await: ["quality.*", "chip.passive_authentication"]
+    soft: ["fraud.device_*"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp := p.Flows["chip_id_card"]
+	if p.Version != "2026-12-01.1" || len(fp.Await) != 2 || fp.Soft[0] != "fraud.device_*" {
+		t.Fatalf("policy = %+v", p)
+	}
+	for name, bad := range map[string]string{
+		"no version":  "flows: {}\n",
+		"bad glob":    "version: v\nflows:\n  x:\n    await: [\"quality.[\"]\n",
+		"empty glob":  "version: v\nflows:\n  x:\n    soft: [\"\"]\n",
+		"unknown key": "version: v\nflows:\n  x:\n    awaits: [a]\n",
+		"malformed":   "version: [",
+	} {
+		if _, err := ParsePolicy([]byte(bad)); err == nil {
+			t.Errorf("%s: want error", name)
+		}
+	}
+	if _, err := ParsePolicy([]byte("flows: {}\n")); !errors.Is(err, ErrInvalidPolicy) {
+		t.Errorf("err = %v, want ErrInvalidPolicy", err)
+	}
+}
+
+func TestDecideWaits(t *testing.T) {
+	p := DefaultPolicy(flow.Default())
+	notProcessing := processing()
+	notProcessing.Status = schemas.StatusCapturing
+	missing := processing()
+	missing.Checks = missing.Checks[:2] // no quality.selfie
+	globPolicy := Policy{Version: "v", Flows: map[string]FlowPolicy{"chip_id_card": {Await: []string{"quality.*", "fraud.*"}}}}
+
+	tests := []struct {
+		name string
+		p    Policy
+		st   *schemas.SessionState
+		want bool
+	}{
+		{"nil snapshot", p, nil, false},
+		{"not processing", p, notProcessing, false},
+		{"awaited check missing", p, missing, false},
+		{"all awaited present", p, processing(), true},
+		{"glob awaits a fraud check", globPolicy, processing(), false},
+		{"glob satisfied", globPolicy, processing(check("fraud.blocklist", "pass")), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, ok := Decide(tt.p, tt.st)
+			if ok != tt.want || (ok && d == nil) || (!ok && d != nil) {
+				t.Fatalf("Decide = %v, %v; want ok %v", d, ok, tt.want)
+			}
+		})
+	}
+}
+
+func TestDecideUnknownFlowAwaitsQualityOfItsImageSteps(t *testing.T) {
+	st := processing()
+	st.Flow = "custom"
+	p := Policy{Version: "v"}
+	if _, ok := Decide(p, st); !ok {
+		t.Fatal("not decided with every quality check present")
+	}
+	st.Checks = st.Checks[1:]
+	if _, ok := Decide(p, st); ok {
+		t.Fatal("decided without quality.document_front")
+	}
+}
+
+func TestDecideOutcomes(t *testing.T) {
+	p := DefaultPolicy(flow.Default())
+	fp := p.Flows["chip_id_card"]
+	fp.Soft = []string{"fraud.device_*"}
+	p.Flows["chip_id_card"] = fp
+	code := "face_mismatch"
+
+	t.Run("all pass verifies", func(t *testing.T) {
+		d, _ := Decide(p, processing(check("fraud.blocklist", "pass")))
+		if d.Outcome != schemas.StatusVerified || len(d.Reasons) != 0 || len(d.Checks) != 4 {
+			t.Fatalf("decision = %+v", d)
+		}
+	})
+	t.Run("hard fail rejects with one reason per failing check", func(t *testing.T) {
+		face := check("face.selfie_document", "fail")
+		face.ReasonCode = &code
+		st := processing(face, check("fraud.blocklist", "fail"), check("liveness.passive", "warn"))
+		d, _ := Decide(p, st)
+		if d.Outcome != schemas.StatusRejected {
+			t.Fatalf("outcome = %s", d.Outcome)
+		}
+		if len(d.Reasons) != 2 || d.Reasons[0].Code != "face_mismatch" || d.Reasons[1].Code != "fraud.blocklist" ||
+			d.Reasons[0].Message == "" {
+			t.Fatalf("reasons = %+v", d.Reasons)
+		}
+	})
+	t.Run("soft fail verifies and warns", func(t *testing.T) {
+		st := processing(check("fraud.device_integrity", "fail"))
+		d, _ := Decide(p, st)
+		if d.Outcome != schemas.StatusVerified || len(d.Reasons) != 0 {
+			t.Fatalf("decision = %+v", d)
+		}
+		if c := findCheck(d.Checks, "fraud.device_integrity"); c == nil || c.Status != schemas.CheckWarn {
+			t.Fatalf("soft check = %+v", c)
+		}
+		if st.Checks[3].Status != schemas.CheckFail {
+			t.Fatal("Decide modified the snapshot")
+		}
+	})
+}
+
+func TestDecideIsDeterministic(t *testing.T) {
+	p := DefaultPolicy(flow.Default())
+	st := withIdentity(processing(check("fraud.blocklist", "fail")))
+	a, _ := Decide(p, st)
+	b, _ := Decide(p, st)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("decisions differ:\n%+v\n%+v", a, b)
+	}
+	sum := sha256.Sum256([]byte(sid))
+	digits := hex.EncodeToString(sum[:])[:24]
+	if a.DecisionID != "dec_"+digits || a.Envelope.EventID != "evt_"+digits || ID(sid) != a.DecisionID {
+		t.Fatalf("ids = %s %s", a.DecisionID, a.Envelope.EventID)
+	}
+	if !a.DecidedAt.Equal(st.UpdatedAt) || !a.Envelope.OccurredAt.Equal(st.UpdatedAt) || a.Envelope.Producer != "decision" ||
+		a.Envelope.SessionID != sid || a.Envelope.TenantID != "ten_1" || a.PolicyVersion != p.Version || a.Flow != "chip_id_card" {
+		t.Fatalf("decision = %+v", a)
+	}
+}

@@ -1,0 +1,81 @@
+// Package decision is the decision processor group: it reads session snapshots from the
+// session-state topic and, once a snapshot is ready under the versioned policy, emits the
+// session's one and only Decision. The decision is a pure function of the snapshot and the
+// policy (Decide); the reconciliation of OCR, MRZ and chip data lives in Reconcile.
+package decision
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/schemas"
+)
+
+// GroupName is the consumer group id.
+const GroupName = "decision"
+
+// Codec encodes and decodes the record values of a topic (schemas.Codec satisfies it).
+type Codec interface {
+	Encode(topic string, v any) ([]byte, error)
+	Decode(topic string, data []byte, v any) error
+}
+
+// NewGroup declares the decision group. It consumes schemas.TopicSessionState and keeps
+// schemas.TopicDecisions as its table, so the runtime restores which sessions are already
+// decided and writes a decision with the input offset in one transaction. For a snapshot of
+// a session with no decision in the table, when Decide(p, snapshot) is true, the handler
+// emits the Decision to schemas.TopicDecisions (which updates the table): at most one
+// decision per session, however often snapshots are replayed. A snapshot tombstone
+// (erasure) emits a tombstone for the session's decision. The handler returns an error
+// (retried, then dead-lettered) for a record of another topic, an undecodable snapshot or a
+// snapshot whose session id is not its key. p should be valid (see Policy.Validate).
+// The handler is safe for concurrent use.
+func NewGroup(codec Codec, p Policy) processors.StatefulGroup {
+	g := &group{codec: codec, policy: p}
+	return processors.StatefulGroup{
+		Name:    GroupName,
+		Inputs:  []string{schemas.TopicSessionState},
+		Outputs: []string{schemas.TopicDecisions},
+		Table:   schemas.TopicDecisions,
+		Handler: g.handle,
+	}
+}
+
+type group struct {
+	codec  Codec
+	policy Policy
+}
+
+func (g *group) handle(_ context.Context, rec *processors.Record, table processors.Table) ([]processors.Output, error) {
+	if rec.Topic != schemas.TopicSessionState {
+		return nil, fmt.Errorf("decision: record from unexpected topic %q", rec.Topic)
+	}
+	if len(rec.Key) == 0 {
+		return nil, fmt.Errorf("decision: snapshot at offset %d has no key", rec.Offset)
+	}
+	if rec.Value == nil {
+		// Erasure: the decision goes too (its sinks remove their PII on the tombstone).
+		return []processors.Output{{Topic: schemas.TopicDecisions, Key: rec.Key}}, nil
+	}
+	if _, decided := table.Get(rec.Key); decided {
+		return nil, nil
+	}
+	st := new(schemas.SessionState)
+	if err := g.codec.Decode(schemas.TopicSessionState, rec.Value, st); err != nil {
+		return nil, fmt.Errorf("decision: decode snapshot at offset %d: %w", rec.Offset, err)
+	}
+	if !bytes.Equal(rec.Key, []byte(st.Envelope.SessionID)) {
+		return nil, fmt.Errorf("decision: snapshot at offset %d: key is not the snapshot's session id", rec.Offset)
+	}
+	d, ok := Decide(g.policy, st)
+	if !ok {
+		return nil, nil
+	}
+	value, err := g.codec.Encode(schemas.TopicDecisions, d)
+	if err != nil {
+		return nil, fmt.Errorf("decision: encode decision: %w", err)
+	}
+	return []processors.Output{{Topic: schemas.TopicDecisions, Key: rec.Key, Value: value}}, nil
+}

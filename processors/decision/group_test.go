@@ -1,0 +1,145 @@
+package decision
+
+import (
+	"context"
+	"testing"
+
+	"github.com/idstream/idstream/internal/flow"
+	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/schemas"
+)
+
+// memTable is the in-test processors.Table: a map the test applies table outputs to.
+type memTable map[string][]byte
+
+func (m memTable) Get(key []byte) ([]byte, bool) {
+	v, ok := m[string(key)]
+	return v, ok
+}
+
+func (m memTable) Range(fn func(key, value []byte) bool) {
+	for k, v := range m {
+		if !fn([]byte(k), v) {
+			return
+		}
+	}
+}
+
+func (m memTable) apply(outs []processors.Output) {
+	for _, o := range outs {
+		if o.Topic != schemas.TopicDecisions {
+			continue
+		}
+		if o.Value == nil {
+			delete(m, string(o.Key))
+		} else {
+			m[string(o.Key)] = o.Value
+		}
+	}
+}
+
+func newCodec(t *testing.T) *schemas.Codec {
+	t.Helper()
+	c, err := schemas.NewCodec()
+	if err != nil {
+		t.Fatalf("schemas.NewCodec: %v", err)
+	}
+	return c
+}
+
+func snapshotRecord(t *testing.T, c *schemas.Codec, st *schemas.SessionState, offset int64) *processors.Record {
+	t.Helper()
+	b, err := c.Encode(schemas.TopicSessionState, st)
+	if err != nil {
+		t.Fatalf("encode snapshot: %v", err)
+	}
+	return &processors.Record{Topic: schemas.TopicSessionState, Key: []byte(st.Envelope.SessionID), Value: b, Offset: offset}
+}
+
+func TestGroupDeclaration(t *testing.T) {
+	g := NewGroup(newCodec(t), DefaultPolicy(flow.Default()))
+	if g.Name != "decision" || g.Table != schemas.TopicDecisions || len(g.Inputs) != 1 ||
+		g.Inputs[0] != schemas.TopicSessionState || g.Handler == nil {
+		t.Fatalf("group = %+v", g)
+	}
+}
+
+func TestGroupDecidesOnce(t *testing.T) {
+	c := newCodec(t)
+	g := NewGroup(c, DefaultPolicy(flow.Default()))
+	table := memTable{}
+	ctx := context.Background()
+	handle := func(st *schemas.SessionState, offset int64) []processors.Output {
+		t.Helper()
+		outs, err := g.Handler(ctx, snapshotRecord(t, c, st, offset), table)
+		if err != nil {
+			t.Fatalf("offset %d: %v", offset, err)
+		}
+		table.apply(outs)
+		return outs
+	}
+
+	capturing := processing()
+	capturing.Status = schemas.StatusCapturing
+	if outs := handle(capturing, 0); len(outs) != 0 {
+		t.Fatalf("decided a capturing session: %+v", outs)
+	}
+	ready := withIdentity(processing(check("fraud.blocklist", "pass")))
+	outs := handle(ready, 1)
+	if len(outs) != 1 || outs[0].Topic != schemas.TopicDecisions || string(outs[0].Key) != sid || outs[0].Value == nil {
+		t.Fatalf("outputs = %+v", outs)
+	}
+	var d schemas.Decision
+	if err := c.Decode(schemas.TopicDecisions, outs[0].Value, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Outcome != schemas.StatusVerified || d.DecisionID != ID(sid) || d.Extracted == nil ||
+		d.Extracted.IDNumber == nil || *d.Extracted.IDNumber != "001099012345" || len(d.Checks) < 4 {
+		t.Fatalf("decision = %+v", d)
+	}
+
+	// The same snapshot replayed, a later snapshot of the still-processing session (with a
+	// failing check that would now reject) and the decided snapshot: no second decision.
+	if outs := handle(ready, 2); len(outs) != 0 {
+		t.Fatalf("replay decided again: %+v", outs)
+	}
+	later := withIdentity(processing(check("fraud.blocklist", "fail")))
+	later.Version++
+	if outs := handle(later, 3); len(outs) != 0 {
+		t.Fatalf("second decision: %+v", outs)
+	}
+	decided := withIdentity(processing())
+	decided.Status = schemas.StatusVerified
+	if outs := handle(decided, 4); len(outs) != 0 {
+		t.Fatalf("decided snapshot produced output: %+v", outs)
+	}
+
+	// Erasure tombstones the decision.
+	outs, err := g.Handler(ctx, &processors.Record{Topic: schemas.TopicSessionState, Key: []byte(sid), Offset: 5}, table)
+	if err != nil || len(outs) != 1 || outs[0].Value != nil || string(outs[0].Key) != sid || outs[0].Topic != schemas.TopicDecisions {
+		t.Fatalf("erasure: %+v %v", outs, err)
+	}
+	table.apply(outs)
+	if len(table) != 0 {
+		t.Fatal("decision survived erasure")
+	}
+}
+
+func TestGroupRejectsBadRecords(t *testing.T) {
+	c := newCodec(t)
+	g := NewGroup(c, DefaultPolicy(flow.Default()))
+	good := snapshotRecord(t, c, processing(), 0)
+	for name, rec := range map[string]*processors.Record{
+		"other topic":  {Topic: schemas.TopicSessions, Key: []byte(sid), Value: good.Value},
+		"undecodable":  {Topic: schemas.TopicSessionState, Key: []byte(sid), Value: []byte("garbage")},
+		"key mismatch": {Topic: schemas.TopicSessionState, Key: []byte("ses_other"), Value: good.Value},
+		"no key":       {Topic: schemas.TopicSessionState, Value: good.Value},
+	} {
+		t.Run(name, func(t *testing.T) {
+			outs, err := g.Handler(context.Background(), rec, memTable{})
+			if err == nil || outs != nil {
+				t.Fatalf("outs %+v err %v, want an error", outs, err)
+			}
+		})
+	}
+}

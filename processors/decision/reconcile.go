@@ -1,0 +1,270 @@
+package decision
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/idstream/idstream/schemas"
+)
+
+// Data sources, in increasing priority.
+const (
+	SourceOCR  = "ocr"
+	SourceMRZ  = "mrz"
+	SourceChip = "chip"
+)
+
+// ReasonDataMismatch is the reason code of a failed data consistency check.
+const ReasonDataMismatch = "data_mismatch"
+
+// canonicalFields returns the fields of schemas.Extracted reconciled across sources, in
+// the order their checks are reported.
+func canonicalFields() []string {
+	return []string{
+		"id_number", "full_name", "date_of_birth", "sex", "nationality",
+		"place_of_origin", "place_of_residence", "issue_date", "expiry_date",
+	}
+}
+
+func isCanonical(name string) bool { return slices.Contains(canonicalFields(), name) }
+
+// Reconcile extracts the identity data of a snapshot from its three sources: OCR (the fields
+// of its documents, in step order), MRZ (the chip's DG1, else the first document MRZ) and
+// chip (the chip's fields). For each field the value is taken from chip, else MRZ, else
+// OCR; Sources lists, in the order ocr, mrz, chip, every source that had it. Values are
+// compared after trimming, collapsing spaces and upper-casing (no diacritics folding); dates
+// are normalised to YYYY-MM-DD, sex to M|F|X and Vietnamese nationality to VNM. Each field
+// seen in two or more sources yields a check "data.<field>_consistency": fail with reason
+// data_mismatch when the sources disagree, pass otherwise. OCR fields with other names go to
+// Other. The returned Extracted has no DocumentType; Reconcile is pure.
+func Reconcile(st *schemas.SessionState) (*schemas.Extracted, []schemas.Check) {
+	ref := st.CreatedAt
+	if ref.IsZero() {
+		ref = st.UpdatedAt
+	}
+	ocr := map[string]string{}
+	other := map[string]string{}
+	for _, d := range st.Documents {
+		for _, f := range d.Fields {
+			if strings.TrimSpace(f.Value) == "" {
+				continue
+			}
+			target := ocr
+			if !isCanonical(f.Name) {
+				target = other
+			}
+			if _, seen := target[f.Name]; !seen {
+				target[f.Name] = f.Value
+			}
+		}
+	}
+	var mrzFields map[string]string
+	if st.Chip != nil && st.Chip.MRZ != nil && len(st.Chip.MRZ.Fields) > 0 {
+		mrzFields = st.Chip.MRZ.Fields
+	} else {
+		for _, d := range st.Documents {
+			if d.MRZ != nil && len(d.MRZ.Fields) > 0 {
+				mrzFields = d.MRZ.Fields
+				break
+			}
+		}
+	}
+	mrz := mrzCanonical(mrzFields)
+	chip := map[string]string{}
+	if st.Chip != nil {
+		for _, f := range st.Chip.Fields {
+			if isCanonical(f.Name) && strings.TrimSpace(f.Value) != "" {
+				if _, seen := chip[f.Name]; !seen {
+					chip[f.Name] = f.Value
+				}
+			}
+		}
+	}
+
+	ex := &schemas.Extracted{Sources: map[string][]string{}}
+	if len(mrzFields) > 0 {
+		ex.MRZ = maps.Clone(mrzFields)
+	}
+	if len(other) > 0 {
+		ex.Other = other
+	}
+	var checks []schemas.Check
+	for _, field := range canonicalFields() {
+		var sources, norms []string
+		var value string
+		for _, src := range []struct {
+			name string
+			m    map[string]string
+		}{{SourceOCR, ocr}, {SourceMRZ, mrz}, {SourceChip, chip}} {
+			v, ok := src.m[field]
+			if !ok {
+				continue
+			}
+			sources = append(sources, src.name)
+			n := normalize(field, v, ref)
+			norms = append(norms, n)
+			value = display(field, v, n) // later sources have priority
+		}
+		if len(sources) == 0 {
+			continue
+		}
+		ex.Sources[field] = sources
+		setField(ex, field, value)
+		if len(sources) < 2 {
+			continue
+		}
+		c := schemas.Check{Name: "data." + field + "_consistency", Status: schemas.CheckPass, Source: Producer}
+		for _, n := range norms[1:] {
+			if n != norms[0] {
+				c.Status = schemas.CheckFail
+				code := ReasonDataMismatch
+				detail := fmt.Sprintf("The %s read from %s does not agree.", field, strings.Join(sources, ", "))
+				c.ReasonCode, c.Detail = &code, &detail
+				break
+			}
+		}
+		checks = append(checks, c)
+	}
+	return ex, checks
+}
+
+// mrzCanonical maps MRZ field names to the canonical field names.
+func mrzCanonical(f map[string]string) map[string]string {
+	out := map[string]string{}
+	if len(f) == 0 {
+		return out
+	}
+	first := func(keys ...string) (string, bool) {
+		for _, k := range keys {
+			if v := strings.TrimSpace(f[k]); v != "" {
+				return v, true
+			}
+		}
+		return "", false
+	}
+	if v, ok := first("id_number"); ok {
+		out["id_number"] = v
+	} else if v, ok := first("optional_data", "personal_number"); ok && digits(v, 12) {
+		out["id_number"] = v // Vietnamese chip ID: the 12-digit number is the optional data
+	} else if v, ok := first("document_number"); ok {
+		out["id_number"] = v
+	}
+	if v, ok := first("full_name"); ok {
+		out["full_name"] = strings.ReplaceAll(v, "<", " ")
+	} else {
+		sur, _ := first("surname", "primary_identifier")
+		given, _ := first("given_names", "secondary_identifier")
+		if name := strings.TrimSpace(strings.ReplaceAll(sur+" "+given, "<", " ")); name != "" {
+			out["full_name"] = name
+		}
+	}
+	for field, keys := range map[string][]string{
+		"date_of_birth": {"date_of_birth", "birth_date"},
+		"sex":           {"sex"},
+		"nationality":   {"nationality"},
+		"expiry_date":   {"expiry_date", "date_of_expiry", "expiration_date"},
+	} {
+		if v, ok := first(keys...); ok {
+			out[field] = v
+		}
+	}
+	return out
+}
+
+// digits reports whether s is exactly n ASCII digits.
+func digits(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// normalize returns the comparison form of a field value.
+func normalize(field, v string, ref time.Time) string {
+	s := strings.ToUpper(strings.Join(strings.Fields(v), " "))
+	switch field {
+	case "date_of_birth", "issue_date", "expiry_date":
+		if d, ok := normalizeDate(s, field == "date_of_birth", ref); ok {
+			return d
+		}
+	case "sex":
+		switch s {
+		case "M", "MALE", "NAM":
+			return "M"
+		case "F", "FEMALE", "NỮ", "NU":
+			return "F"
+		case "X", "<":
+			return "X"
+		}
+	case "nationality":
+		switch s {
+		case "VIỆT NAM", "VIET NAM", "VIETNAM", "VIETNAMESE":
+			return "VNM"
+		}
+	}
+	return s
+}
+
+// display returns the value reported for a field: the normalised form for dates and sex,
+// the trimmed original otherwise.
+func display(field, raw, norm string) string {
+	switch field {
+	case "date_of_birth", "issue_date", "expiry_date", "sex", "nationality":
+		return norm
+	}
+	return strings.Join(strings.Fields(raw), " ")
+}
+
+// normalizeDate parses YYYY-MM-DD, DD/MM/YYYY, DD-MM-YYYY, DD.MM.YYYY, YYYYMMDD and the MRZ's
+// YYMMDD. A two-digit year is 20YY, except a birth year that would be after ref's year.
+func normalizeDate(s string, birth bool, ref time.Time) (string, bool) {
+	for _, layout := range []string{"2006-01-02", "02/01/2006", "02-01-2006", "02.01.2006", "20060102"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.Format("2006-01-02"), true
+		}
+	}
+	if !digits(s, 6) {
+		return "", false
+	}
+	t, err := time.Parse("060102", s)
+	if err != nil {
+		return "", false
+	}
+	year := 2000 + t.Year()%100
+	if birth && !ref.IsZero() && year > ref.Year() {
+		year -= 100
+	}
+	return time.Date(year, t.Month(), t.Day(), 0, 0, 0, 0, time.UTC).Format("2006-01-02"), true
+}
+
+func setField(ex *schemas.Extracted, field, v string) {
+	p := &v
+	switch field {
+	case "id_number":
+		ex.IDNumber = p
+	case "full_name":
+		ex.FullName = p
+	case "date_of_birth":
+		ex.DateOfBirth = p
+	case "sex":
+		ex.Sex = p
+	case "nationality":
+		ex.Nationality = p
+	case "place_of_origin":
+		ex.PlaceOfOrigin = p
+	case "place_of_residence":
+		ex.PlaceOfResidence = p
+	case "issue_date":
+		ex.IssueDate = p
+	case "expiry_date":
+		ex.ExpiryDate = p
+	}
+}

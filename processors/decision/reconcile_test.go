@@ -1,0 +1,125 @@
+package decision
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/idstream/idstream/internal/flow"
+	"github.com/idstream/idstream/schemas"
+)
+
+// withIdentity adds OCR, MRZ and chip data that agree on every field to st.
+func withIdentity(st *schemas.SessionState) *schemas.SessionState {
+	st.Documents = []schemas.DocumentRead{
+		{Step: "document_front", CaptureID: "cap_f", Fields: []schemas.Field{
+			{Name: "id_number", Value: "001099012345"},
+			{Name: "full_name", Value: "  nguyễn văn a "},
+			{Name: "date_of_birth", Value: "15/03/1999"},
+			{Name: "sex", Value: "Nam"},
+			{Name: "place_of_origin", Value: "Hà Nội"},
+		}},
+		{Step: "document_back", CaptureID: "cap_b", MRZ: &schemas.MRZ{Format: "TD1", Valid: true, Fields: map[string]string{
+			"document_number": "099012345", "optional_data": "001099012345",
+			"date_of_birth": "990315", "sex": "M", "nationality": "VNM", "expiry_date": "390315",
+		}}},
+	}
+	st.Chip = &schemas.ChipVerified{CaptureID: "cap_n", Fields: []schemas.Field{
+		{Name: "id_number", Value: "001099012345"},
+		{Name: "full_name", Value: "NGUYỄN VĂN A"},
+		{Name: "date_of_birth", Value: "15/03/1999"},
+		{Name: "sex", Value: "Nam"},
+		{Name: "nationality", Value: "Việt Nam"},
+		{Name: "expiry_date", Value: "15/03/2039"},
+	}}
+	return st
+}
+
+func TestReconcileAgreeing(t *testing.T) {
+	ex, checks := Reconcile(withIdentity(processing()))
+	if *ex.IDNumber != "001099012345" || *ex.FullName != "NGUYỄN VĂN A" || *ex.DateOfBirth != "1999-03-15" ||
+		*ex.Sex != "M" || *ex.Nationality != "VNM" || *ex.ExpiryDate != "2039-03-15" || *ex.PlaceOfOrigin != "Hà Nội" {
+		t.Fatalf("extracted = %+v", ex)
+	}
+	if got := ex.Sources["id_number"]; !slices.Equal(got, []string{"ocr", "mrz", "chip"}) {
+		t.Fatalf("id_number sources = %v", got)
+	}
+	if got := ex.Sources["full_name"]; !slices.Equal(got, []string{"ocr", "chip"}) {
+		t.Fatalf("full_name sources = %v", got)
+	}
+	if got := ex.Sources["place_of_origin"]; !slices.Equal(got, []string{"ocr"}) {
+		t.Fatalf("place_of_origin sources = %v", got)
+	}
+	if ex.MRZ["optional_data"] != "001099012345" {
+		t.Fatalf("mrz = %v", ex.MRZ)
+	}
+	for _, c := range checks {
+		if c.Status != schemas.CheckPass {
+			t.Errorf("check %s = %s, want pass", c.Name, c.Status)
+		}
+	}
+	if findCheck(checks, "data.place_of_origin_consistency") != nil {
+		t.Error("a field from one source got a consistency check")
+	}
+	if findCheck(checks, "data.date_of_birth_consistency") == nil {
+		t.Error("no date_of_birth consistency check")
+	}
+}
+
+func TestReconcileMismatchRejects(t *testing.T) {
+	st := withIdentity(processing())
+	st.Chip.Fields[2].Value = "16/03/1999"           // date_of_birth disagrees with OCR and MRZ
+	st.Documents[0].Fields[1].Value = "NGUYEN VAN A" // no diacritics folding: disagrees with chip
+	d, ok := Decide(DefaultPolicy(flow.Default()), st)
+	if !ok {
+		t.Fatal("not decided")
+	}
+	if d.Outcome != schemas.StatusRejected {
+		t.Fatalf("outcome = %s", d.Outcome)
+	}
+	for _, name := range []string{"data.date_of_birth_consistency", "data.full_name_consistency"} {
+		c := findCheck(d.Checks, name)
+		if c == nil || c.Status != schemas.CheckFail || c.ReasonCode == nil || *c.ReasonCode != "data_mismatch" {
+			t.Fatalf("%s = %+v", name, c)
+		}
+	}
+	if len(d.Reasons) != 2 || d.Reasons[0].Code != "data_mismatch" {
+		t.Fatalf("reasons = %+v", d.Reasons)
+	}
+	for _, r := range d.Reasons {
+		if strings.Contains(r.Message, "1999") || strings.Contains(r.Message, "NGUY") {
+			t.Fatalf("reason leaks personal data: %q", r.Message)
+		}
+	}
+	if *d.Extracted.DateOfBirth != "1999-03-16" || d.Extracted.DocumentType != "chip_id_card" {
+		t.Fatalf("chip value must win: %+v", d.Extracted)
+	}
+}
+
+func TestReconcileOtherFieldsAndNoData(t *testing.T) {
+	st := processing()
+	st.Flow = "vehicle_registration"
+	st.Documents = []schemas.DocumentRead{{Step: "document_front", Fields: []schemas.Field{{Name: "plate", Value: "29A-12345"}}}}
+	ex, checks := Reconcile(st)
+	if ex.Other["plate"] != "29A-12345" || len(checks) != 0 || ex.IDNumber != nil || len(ex.Sources) != 0 {
+		t.Fatalf("extracted = %+v checks %v", ex, checks)
+	}
+}
+
+func TestNormalizeDate(t *testing.T) {
+	ref := t0
+	for in, want := range map[string]string{
+		"1999-03-15": "1999-03-15", "15/03/1999": "1999-03-15", "15-03-1999": "1999-03-15",
+		"15.03.1999": "1999-03-15", "19990315": "1999-03-15", "990315": "1999-03-15", "050315": "2005-03-15",
+	} {
+		if got, ok := normalizeDate(in, true, ref); !ok || got != want {
+			t.Errorf("birth %q = %q %v, want %q", in, got, ok, want)
+		}
+	}
+	if got, _ := normalizeDate("390315", false, ref); got != "2039-03-15" {
+		t.Errorf("expiry 390315 = %q", got)
+	}
+	if _, ok := normalizeDate("31/02/1999", true, ref); ok {
+		t.Error("impossible date accepted")
+	}
+}

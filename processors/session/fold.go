@@ -1,0 +1,397 @@
+package session
+
+import (
+	"slices"
+
+	"github.com/idstream/idstream/internal/flow"
+	"github.com/idstream/idstream/schemas"
+)
+
+// Folder folds session events into session state for a set of flows (the flows tell which
+// optional steps a session may capture besides the required steps it was opened with).
+// A Folder is immutable and safe for concurrent use.
+type Folder struct {
+	flows flow.Set
+}
+
+// NewFolder returns a Folder for flows.
+func NewFolder(flows flow.Set) Folder { return Folder{flows: flows} }
+
+// Fold is NewFolder(flow.Default()).Fold.
+func Fold(st *schemas.SessionState, event any) (*schemas.SessionState, bool) {
+	return NewFolder(flow.Default()).Fold(st, event)
+}
+
+// Fold applies one decoded event to st and returns the next state and whether anything
+// changed. event is a *schemas.SessionEvent, *CaptureSubmitted, *QualityAssessed,
+// *DocumentRead, *ChipVerified, *LivenessAssessed, *FacesMatched, *FraudAssessed or
+// *Decision; any other value, or a nil pointer, is ignored.
+//
+// Fold is pure: it never reads the clock (times come from events) and never mutates st or
+// the event; the next state shares no mutable memory with st (it may share the event's
+// slices, so an event must not be modified after it was folded). When nothing changes it
+// returns st and false, so folding the same event twice yields the same state. Every change
+// bumps Version and sets Envelope to the event's envelope and UpdatedAt to its occurred_at.
+// An erasure returns nil and true. Events for an unknown session (st == nil) other than
+// SessionOpened are ignored.
+func (f Folder) Fold(st *schemas.SessionState, event any) (*schemas.SessionState, bool) {
+	switch ev := event.(type) {
+	case *schemas.SessionEvent:
+		if ev == nil {
+			return st, false
+		}
+		return f.foldSessionEvent(st, ev)
+	case *schemas.CaptureSubmitted:
+		if ev == nil || st == nil {
+			return st, false
+		}
+		return f.foldCapture(st, ev)
+	case *schemas.QualityAssessed:
+		if ev == nil || st == nil {
+			return st, false
+		}
+		return f.foldQuality(st, ev)
+	case *schemas.DocumentRead:
+		if ev == nil || st == nil {
+			return st, false
+		}
+		return f.foldDocument(st, ev)
+	case *schemas.ChipVerified:
+		if ev == nil || st == nil || isTerminal(st.Status) || f.stale(st, flow.StepNFC, ev.CaptureID) {
+			return st, false
+		}
+		if st.Chip != nil && st.Chip.Envelope.EventID == ev.Envelope.EventID && !checksChange(st.Checks, ev.Checks) {
+			return st, false
+		}
+		next := cloneState(st)
+		c := *ev
+		next.Chip = &c
+		next.Checks = mergeChecks(st.Checks, ev.Checks)
+		return touch(next, ev.Envelope), true
+	case *schemas.LivenessAssessed:
+		if ev == nil || st == nil || isTerminal(st.Status) || f.stale(st, flow.StepSelfie, ev.CaptureID) {
+			return st, false
+		}
+		if st.Liveness != nil && st.Liveness.Envelope.EventID == ev.Envelope.EventID && !checksChange(st.Checks, ev.Checks) {
+			return st, false
+		}
+		next := cloneState(st)
+		l := *ev
+		next.Liveness = &l
+		next.Checks = mergeChecks(st.Checks, ev.Checks)
+		return touch(next, ev.Envelope), true
+	case *schemas.FacesMatched:
+		if ev == nil || st == nil || isTerminal(st.Status) {
+			return st, false
+		}
+		if st.Faces != nil && st.Faces.Envelope.EventID == ev.Envelope.EventID && !checksChange(st.Checks, ev.Checks) {
+			return st, false
+		}
+		next := cloneState(st)
+		fm := *ev
+		next.Faces = &fm
+		next.Checks = mergeChecks(st.Checks, ev.Checks)
+		return touch(next, ev.Envelope), true
+	case *schemas.FraudAssessed:
+		if ev == nil || st == nil || isTerminal(st.Status) || !checksChange(st.Checks, ev.Checks) {
+			return st, false
+		}
+		next := cloneState(st)
+		next.Checks = mergeChecks(st.Checks, ev.Checks)
+		return touch(next, ev.Envelope), true
+	case *schemas.Decision:
+		if ev == nil || st == nil {
+			return st, false
+		}
+		return foldDecision(st, ev)
+	}
+	return st, false
+}
+
+func (f Folder) foldSessionEvent(st *schemas.SessionState, ev *schemas.SessionEvent) (*schemas.SessionState, bool) {
+	switch {
+	case ev.Opened != nil:
+		if st != nil {
+			return st, false // idempotent: the session exists
+		}
+		o := ev.Opened
+		next := &schemas.SessionState{
+			Status:        schemas.StatusOpen,
+			Flow:          o.Flow,
+			Steps:         slices.Clone(o.Steps),
+			ReferenceID:   o.ReferenceID,
+			RequestSHA256: o.RequestSHA256,
+			TrackingID:    o.TrackingID,
+			WebhookURL:    o.WebhookURL,
+			Locale:        o.Locale,
+			DataRetention: o.DataRetention,
+			Nonce:         slices.Clone(o.Nonce),
+			CreatedAt:     o.CreatedAt,
+			ExpiresAt:     o.ExpiresAt,
+		}
+		return touch(next, ev.Envelope), true
+	case st == nil:
+		return st, false
+	case ev.Erased != nil:
+		return nil, true
+	case ev.Cancelled != nil:
+		if isTerminal(st.Status) {
+			return st, false
+		}
+		next := cloneState(st)
+		next.Status = schemas.StatusCancelled
+		return touch(next, ev.Envelope), true
+	case ev.Expired != nil:
+		if st.Status != schemas.StatusOpen && st.Status != schemas.StatusCapturing {
+			return st, false
+		}
+		next := cloneState(st)
+		next.Status = schemas.StatusExpired
+		return touch(next, ev.Envelope), true
+	}
+	return st, false
+}
+
+func (f Folder) foldCapture(st *schemas.SessionState, ev *schemas.CaptureSubmitted) (*schemas.SessionState, bool) {
+	if st.Status != schemas.StatusOpen && st.Status != schemas.StatusCapturing {
+		return st, false
+	}
+	order := f.stepOrder(st)
+	if !slices.Contains(order, ev.Step) || ev.CaptureID == "" {
+		return st, false
+	}
+	if i := captureIndex(st.Captures, ev.Step); i >= 0 && st.Captures[i].CaptureID == ev.CaptureID {
+		return st, false // replay of the current capture
+	}
+	at := ev.Envelope.OccurredAt
+	c := schemas.StepCapture{
+		Step:        ev.Step,
+		CaptureID:   ev.CaptureID,
+		Status:      schemas.CaptureSubmittedStatus,
+		Blobs:       ev.Blobs,
+		SubmittedAt: at,
+		UpdatedAt:   at,
+	}
+	if ev.Step == flow.StepNFC {
+		c.Status = schemas.CaptureAccepted
+	}
+	next := cloneState(st)
+	next.Captures = putCapture(st.Captures, c, order)
+	next.Status = schemas.StatusCapturing
+	advance(next)
+	return touch(next, ev.Envelope), true
+}
+
+func (f Folder) foldQuality(st *schemas.SessionState, ev *schemas.QualityAssessed) (*schemas.SessionState, bool) {
+	if st.Status != schemas.StatusCapturing {
+		return st, false
+	}
+	i := captureIndex(st.Captures, ev.Step)
+	if i < 0 || st.Captures[i].CaptureID != ev.CaptureID || st.Captures[i].Quality != nil {
+		return st, false // not the current capture, or already assessed: the first answer wins
+	}
+	q := *ev
+	c := st.Captures[i]
+	c.Quality = &q
+	c.UpdatedAt = ev.Envelope.OccurredAt
+	status := schemas.CheckFail
+	c.Status = schemas.CaptureRetake
+	if ev.Passed {
+		c.Status = schemas.CaptureAccepted
+		status = schemas.CheckPass
+	}
+	check := schemas.Check{
+		Name:      "quality." + ev.Step,
+		Status:    status,
+		Score:     ptr(ev.Blur),
+		Source:    "quality",
+		CaptureID: ptr(ev.CaptureID),
+	}
+	if len(ev.Reasons) > 0 {
+		check.ReasonCode = ptr(ev.Reasons[0])
+	}
+	if ev.GateVersion != "" {
+		check.ModelVersion = ptr(ev.GateVersion)
+	}
+	next := cloneState(st)
+	next.Captures = slices.Clone(st.Captures)
+	next.Captures[i] = c
+	next.Checks = mergeChecks(st.Checks, []schemas.Check{check})
+	advance(next)
+	return touch(next, ev.Envelope), true
+}
+
+func (f Folder) foldDocument(st *schemas.SessionState, ev *schemas.DocumentRead) (*schemas.SessionState, bool) {
+	if isTerminal(st.Status) || ev.Step == "" || f.stale(st, ev.Step, ev.CaptureID) {
+		return st, false
+	}
+	i := slices.IndexFunc(st.Documents, func(d schemas.DocumentRead) bool { return d.Step == ev.Step })
+	if i >= 0 && st.Documents[i].Envelope.EventID == ev.Envelope.EventID && !checksChange(st.Checks, ev.Checks) {
+		return st, false
+	}
+	next := cloneState(st)
+	docs := slices.Clone(st.Documents)
+	if i >= 0 {
+		docs[i] = *ev
+	} else {
+		docs = append(docs, *ev)
+		order := f.stepOrder(st)
+		slices.SortStableFunc(docs, func(a, b schemas.DocumentRead) int {
+			return stepRank(order, a.Step) - stepRank(order, b.Step)
+		})
+	}
+	next.Documents = docs
+	next.Checks = mergeChecks(st.Checks, ev.Checks)
+	return touch(next, ev.Envelope), true
+}
+
+func foldDecision(st *schemas.SessionState, ev *schemas.Decision) (*schemas.SessionState, bool) {
+	if isTerminal(st.Status) || st.Decision != nil {
+		return st, false // only the first decision counts
+	}
+	if ev.Outcome != schemas.StatusVerified && ev.Outcome != schemas.StatusRejected {
+		return st, false
+	}
+	next := cloneState(st)
+	next.Status = ev.Outcome
+	decidedAt := ev.DecidedAt
+	next.DecidedAt = &decidedAt
+	next.Decision = &schemas.DecisionResult{
+		DecisionID:    ev.DecisionID,
+		Outcome:       ev.Outcome,
+		PolicyVersion: ev.PolicyVersion,
+		Reasons:       ev.Reasons,
+		Extracted:     ev.Extracted,
+		DecidedAt:     ev.DecidedAt,
+	}
+	next.Checks = mergeChecks(st.Checks, ev.Checks)
+	return touch(next, ev.Envelope), true
+}
+
+// stale reports whether an event about captureID is about a capture of step that has since
+// been replaced by another one. Events that name no capture, or a step with no capture,
+// are not stale.
+func (f Folder) stale(st *schemas.SessionState, step, captureID string) bool {
+	if captureID == "" {
+		return false
+	}
+	i := captureIndex(st.Captures, step)
+	return i >= 0 && st.Captures[i].CaptureID != captureID
+}
+
+// stepOrder returns the steps a session may capture: its required steps, then the optional
+// steps of its flow.
+func (f Folder) stepOrder(st *schemas.SessionState) []string {
+	order := slices.Clone(st.Steps)
+	if fl, ok := f.flows.Get(st.Flow); ok {
+		for _, s := range fl.OptionalSteps {
+			if !slices.Contains(order, s) {
+				order = append(order, s)
+			}
+		}
+	}
+	return order
+}
+
+// advance moves a capturing session to processing once every required step has an
+// accepted capture.
+func advance(st *schemas.SessionState) {
+	if st.Status != schemas.StatusCapturing || len(st.Steps) == 0 {
+		return
+	}
+	for _, step := range st.Steps {
+		i := captureIndex(st.Captures, step)
+		if i < 0 || st.Captures[i].Status != schemas.CaptureAccepted {
+			return
+		}
+	}
+	st.Status = schemas.StatusProcessing
+}
+
+func isTerminal(status string) bool {
+	switch status {
+	case schemas.StatusVerified, schemas.StatusRejected, schemas.StatusExpired, schemas.StatusCancelled:
+		return true
+	}
+	return false
+}
+
+// touch records that env's event changed st.
+func touch(st *schemas.SessionState, env schemas.Envelope) *schemas.SessionState {
+	st.Version++
+	st.Envelope = env
+	st.UpdatedAt = env.OccurredAt
+	return st
+}
+
+// cloneState returns a shallow copy of st. Callers replace (never modify in place) any slice,
+// map or pointer field they change, so the copy and st share only memory neither modifies.
+func cloneState(st *schemas.SessionState) *schemas.SessionState {
+	c := *st
+	return &c
+}
+
+func captureIndex(cs []schemas.StepCapture, step string) int {
+	return slices.IndexFunc(cs, func(c schemas.StepCapture) bool { return c.Step == step })
+}
+
+func stepRank(order []string, step string) int {
+	if i := slices.Index(order, step); i >= 0 {
+		return i
+	}
+	return len(order)
+}
+
+// putCapture returns a new slice with c replacing the capture of its step, in step order.
+func putCapture(cs []schemas.StepCapture, c schemas.StepCapture, order []string) []schemas.StepCapture {
+	out := slices.Clone(cs)
+	if i := captureIndex(out, c.Step); i >= 0 {
+		out[i] = c
+		return out
+	}
+	out = append(out, c)
+	slices.SortStableFunc(out, func(a, b schemas.StepCapture) int {
+		return stepRank(order, a.Step) - stepRank(order, b.Step)
+	})
+	return out
+}
+
+// mergeChecks returns a new slice: cs with every check of add replacing the check of the
+// same name, or appended in the order of add.
+func mergeChecks(cs, add []schemas.Check) []schemas.Check {
+	out := slices.Clone(cs)
+	for _, a := range add {
+		if i := slices.IndexFunc(out, func(c schemas.Check) bool { return c.Name == a.Name }); i >= 0 {
+			out[i] = a
+		} else {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// checksChange reports whether merging add into cs would change cs.
+func checksChange(cs, add []schemas.Check) bool {
+	for _, a := range add {
+		i := slices.IndexFunc(cs, func(c schemas.Check) bool { return c.Name == a.Name })
+		if i < 0 || !checkEqual(cs[i], a) {
+			return true
+		}
+	}
+	return false
+}
+
+func checkEqual(a, b schemas.Check) bool {
+	return a.Name == b.Name && a.Status == b.Status && a.Source == b.Source &&
+		eqPtr(a.Score, b.Score) && eqPtr(a.Threshold, b.Threshold) && eqPtr(a.ReasonCode, b.ReasonCode) &&
+		eqPtr(a.ModelVersion, b.ModelVersion) && eqPtr(a.CaptureID, b.CaptureID) && eqPtr(a.Detail, b.Detail)
+}
+
+func eqPtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func ptr[T any](v T) *T { return &v }
