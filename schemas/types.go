@@ -113,6 +113,9 @@ type SessionOpened struct {
 	CreatedAt     time.Time `avro:"created_at"`
 	ExpiresAt     time.Time `avro:"expires_at"`
 	Nonce         []byte    `avro:"nonce"` // 8 bytes for chip active authentication
+	// RequestSHA256 is the hex SHA-256 of the normalised Session Init request when it came
+	// with an Idempotency-Key (null otherwise); the edge compares it on a retry.
+	RequestSHA256 *string `avro:"request_sha256"`
 }
 
 // SessionCancelled ends a session without a decision.
@@ -300,6 +303,7 @@ type SessionState struct {
 	Liveness      *LivenessAssessed `avro:"liveness"`
 	Faces         *FacesMatched     `avro:"faces"`
 	Decision      *DecisionResult   `avro:"decision"`
+	RequestSHA256 *string           `avro:"request_sha256"` // copied from SessionOpened
 }
 
 // WebhookDelivery is a pending or dead-lettered webhook delivery

@@ -1,0 +1,132 @@
+package edge
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/idstream/idstream/internal/tenant"
+)
+
+// principal is who is calling: a tenant's backend (API key) or one session's SDK.
+type principal struct {
+	tenant    *tenant.Tenant
+	sdkSessID string // set for an sdk_token: the only session it may touch
+}
+
+func (p principal) isSDK() bool { return p.sdkSessID != "" }
+
+// bearer returns the bearer credential of c, or "".
+func bearer(c *fiber.Ctx) string {
+	h := strings.TrimSpace(c.Get(fiber.HeaderAuthorization))
+	if len(h) < 7 || !strings.EqualFold(h[:7], "bearer ") {
+		return ""
+	}
+	return strings.TrimSpace(h[7:])
+}
+
+// authenticate resolves the bearer credential to a principal (API key, or an sdk_token when
+// allowSDK) and applies the tenant's rate limit. Missing or invalid → 401.
+func (s *Server) authenticate(c *fiber.Ctx, allowSDK bool) (principal, error) {
+	cred := bearer(c)
+	if cred == "" {
+		return principal{}, errUnauthorized()
+	}
+	var p principal
+	if t, ok := s.cfg.Tenants.ByAPIKey(cred); ok {
+		p = principal{tenant: t}
+	} else if sessID, tenantID, ok := s.verifySDKToken(cred); ok && allowSDK {
+		t, ok := s.cfg.Tenants.Get(tenantID)
+		if !ok {
+			return principal{}, errUnauthorized()
+		}
+		p = principal{tenant: t, sdkSessID: sessID}
+	} else {
+		return principal{}, errUnauthorized()
+	}
+	if err := s.rateLimit(p.tenant); err != nil {
+		return principal{}, err
+	}
+	return p, nil
+}
+
+// authenticateAdmin resolves an admin key. A valid API key or sdk_token → 403; anything
+// else → 401.
+func (s *Server) authenticateAdmin(c *fiber.Ctx) (*tenant.Tenant, error) {
+	cred := bearer(c)
+	if cred == "" {
+		return nil, errUnauthorized()
+	}
+	if t, ok := s.cfg.Tenants.ByAdminKey(cred); ok {
+		if err := s.rateLimit(t); err != nil {
+			return nil, err
+		}
+		return t, nil
+	}
+	_, isAPIKey := s.cfg.Tenants.ByAPIKey(cred)
+	_, _, isSDK := s.verifySDKToken(cred)
+	if isAPIKey || isSDK {
+		return nil, problem(fiber.StatusForbidden, CodeForbidden, "this endpoint requires an admin key")
+	}
+	return nil, errUnauthorized()
+}
+
+func (s *Server) rateLimit(t *tenant.Tenant) error {
+	if ok, wait := s.limits.allow(t.ID, t.RateLimitPerSecond); !ok {
+		e := problem(fiber.StatusTooManyRequests, CodeRateLimited, "rate limit exceeded, retry later")
+		e.retryAfter = wait
+		return e
+	}
+	return nil
+}
+
+// sdkTokenGrace keeps an sdk_token valid for a while after its session expired, so that the
+// SDK is told 410 session_expired (and sees status "expired") rather than 401.
+const sdkTokenGrace = time.Hour
+
+// SDK tokens: base64url(session_id|tenant_id|expiry_unix) "." base64url(HMAC-SHA256).
+
+// sdkToken returns the stateless token scoped to one session until expires.
+func (s *Server) sdkToken(sessionID, tenantID string, expires time.Time) string {
+	payload := sessionID + "|" + tenantID + "|" + strconv.FormatInt(expires.Unix(), 10)
+	mac := hmac.New(sha256.New, s.cfg.TokenSecret)
+	mac.Write([]byte("sdk|" + payload))
+	return base64.RawURLEncoding.EncodeToString([]byte(payload)) + "." +
+		base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// verifySDKToken checks the token's MAC in constant time and its expiry.
+func (s *Server) verifySDKToken(tok string) (sessionID, tenantID string, ok bool) {
+	p, m, found := strings.Cut(tok, ".")
+	if !found || len(tok) > 512 {
+		return "", "", false
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(p)
+	if err != nil {
+		return "", "", false
+	}
+	got, err := base64.RawURLEncoding.DecodeString(m)
+	if err != nil {
+		return "", "", false
+	}
+	mac := hmac.New(sha256.New, s.cfg.TokenSecret)
+	mac.Write([]byte("sdk|"))
+	mac.Write(payload)
+	if !hmac.Equal(got, mac.Sum(nil)) {
+		return "", "", false
+	}
+	parts := strings.Split(string(payload), "|")
+	if len(parts) != 3 {
+		return "", "", false
+	}
+	exp, err := strconv.ParseInt(parts[2], 10, 64)
+	if err != nil || !s.now().Before(time.Unix(exp, 0).Add(sdkTokenGrace)) {
+		return "", "", false
+	}
+	return parts[0], parts[1], true
+}

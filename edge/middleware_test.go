@@ -1,0 +1,74 @@
+package edge
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestUnknownRouteAndMethod(t *testing.T) {
+	e := newEnv(t)
+	expectProblem(t, e.do("GET", "/v1/nope", keyAcme, "", nil), 404, CodeNotFound)
+	expectProblem(t, e.do("PUT", "/v1/ekyc/sessions", keyAcme, "application/json", []byte(`{}`)), 405, CodeMethodNotAllowed)
+}
+
+func TestRequestID(t *testing.T) {
+	e := newEnv(t)
+	if r := e.do("GET", "/healthz", "", "", nil, "X-Request-Id", "abc-123"); r.header.Get("X-Request-Id") != "abc-123" {
+		t.Errorf("sane incoming request id not kept: %q", r.header.Get("X-Request-Id"))
+	}
+	if r := e.do("GET", "/healthz", "", "", nil, "X-Request-Id", "bad id <script>"); strings.Contains(r.header.Get("X-Request-Id"), "script") {
+		t.Error("insane request id echoed")
+	}
+}
+
+func TestPanicIs500WithoutInternals(t *testing.T) {
+	e := newEnv(t)
+	s := e.openSession(keyAcme, "id_card")
+	e.sessions.panic = true
+	r := e.do("GET", "/v1/ekyc/sessions/"+s.SessionID, keyAcme, "", nil)
+	expectProblem(t, r, 500, CodeInternal)
+	if strings.Contains(string(r.body), "boom") {
+		t.Error("panic text leaked")
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	e := newEnv(t)
+	if r := e.do("GET", "/v1/ekyc/sessions/ses_aaaaaaaaaaaaaaaaaaaaaaaaaa", keyLimited, "", nil); r.status != 404 {
+		t.Fatalf("first request: %d", r.status)
+	}
+	r := e.do("GET", "/v1/ekyc/sessions/ses_aaaaaaaaaaaaaaaaaaaaaaaaaa", keyLimited, "", nil)
+	expectProblem(t, r, 429, CodeRateLimited)
+	if r.header.Get("Retry-After") != "1" {
+		t.Errorf("Retry-After %q", r.header.Get("Retry-After"))
+	}
+	// Other tenants are not affected; time refills the bucket.
+	if r := e.do("GET", "/v1/ekyc/sessions/ses_aaaaaaaaaaaaaaaaaaaaaaaaaa", keyAcme, "", nil); r.status != 404 {
+		t.Errorf("unlimited tenant got %d", r.status)
+	}
+	e.clock.Advance(time.Second)
+	if r := e.do("GET", "/v1/ekyc/sessions/ses_aaaaaaaaaaaaaaaaaaaaaaaaaa", keyLimited, "", nil); r.status != 404 {
+		t.Errorf("after refill: %d", r.status)
+	}
+}
+
+func TestOperationalEndpoints(t *testing.T) {
+	e := newEnv(t)
+	if r := e.do("GET", "/healthz", "", "", nil); r.status != 200 {
+		t.Errorf("healthz %d", r.status)
+	}
+	if r := e.do("GET", "/readyz", "", "", nil); r.status != 200 {
+		t.Errorf("readyz %d", r.status)
+	}
+	e.ready = false
+	expectProblem(t, e.do("GET", "/readyz", "", "", nil), 503, CodeNotReady)
+	r := e.do("GET", "/openapi.json", "", "", nil)
+	if r.status != 200 || r.header.Get("Content-Type") != "application/json" || string(r.body) != `{"openapi":"3.1.0"}` {
+		t.Errorf("openapi: %d %q %s", r.status, r.header.Get("Content-Type"), r.body)
+	}
+	r = e.do("GET", "/metrics", "", "", nil)
+	if r.status != 200 || !strings.Contains(string(r.body), `idstream_edge_requests_total{method="GET",route="/openapi.json",status="200"} 1`) {
+		t.Errorf("metrics: %d %s", r.status, r.body)
+	}
+}

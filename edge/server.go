@@ -1,0 +1,200 @@
+// Package edge is idstream's REST edge (API.md section 1): it authenticates integrators and
+// SDKs, validates requests, stores uploads in the blob store, produces events to Kafka and
+// answers from the session-state view. It never decides anything.
+package edge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/idstream/idstream/internal/blob"
+	"github.com/idstream/idstream/internal/flow"
+	"github.com/idstream/idstream/internal/imagecheck"
+	"github.com/idstream/idstream/internal/tenant"
+)
+
+// Limits of request bodies.
+const (
+	DefaultMaxJSONBytes  = 64 << 10
+	DefaultMaxImageBytes = 10 << 20
+	DefaultMaxVideoBytes = 20 << 20
+	DefaultMaxChipBytes  = 1 << 20 // per chip file
+	// DefaultQualityBudget is how long an image step waits for the quality gate.
+	DefaultQualityBudget = 1500 * time.Millisecond
+)
+
+// Config configures a Server. Tenants, Publisher, Encoder, Sessions, Blobs and TokenSecret
+// are required.
+type Config struct {
+	Tenants        *tenant.Registry
+	Publisher      Publisher
+	Encoder        Encoder
+	Sessions       Sessions
+	QualityReplies QualityReplies // nil: image steps answer 202 pending
+	Blobs          blob.Store
+	Images         ImageInspector // nil: imagecheck.Inspect with default limits and MaxImageBytes
+	Flows          flow.Set       // zero Set: flow.Default()
+	ConsentChecker ConsentChecker // nil: tenants that require consent cannot open sessions
+	// TokenSecret keys the HMACs of sdk tokens, nonces, idempotent session ids and
+	// blocklisted id numbers. At least 32 bytes.
+	TokenSecret   []byte
+	QualityBudget time.Duration // default DefaultQualityBudget
+	MaxImageBytes int           // default DefaultMaxImageBytes
+	MaxVideoBytes int           // default DefaultMaxVideoBytes
+	Clock         func() time.Time
+	Logger        *slog.Logger
+	// Registerer and Gatherer receive and expose the edge's metrics; both nil: a private
+	// registry, served on /metrics.
+	Registerer  prometheus.Registerer
+	Gatherer    prometheus.Gatherer
+	Ready       func() bool // nil: always ready
+	OpenAPIJSON []byte      // served on GET /openapi.json; nil: 404
+}
+
+// Server is the REST edge. It is safe for concurrent use.
+type Server struct {
+	cfg     Config
+	app     *fiber.App
+	log     *slog.Logger
+	now     func() time.Time
+	metrics *metrics
+	limits  *rateLimiter
+}
+
+// New validates cfg and builds a Server. It returns an error when a required dependency is
+// missing or the metrics cannot be registered.
+func New(cfg Config) (*Server, error) {
+	switch {
+	case cfg.Tenants == nil:
+		return nil, errors.New("edge: Config.Tenants is required")
+	case cfg.Publisher == nil:
+		return nil, errors.New("edge: Config.Publisher is required")
+	case cfg.Encoder == nil:
+		return nil, errors.New("edge: Config.Encoder is required")
+	case cfg.Sessions == nil:
+		return nil, errors.New("edge: Config.Sessions is required")
+	case cfg.Blobs == nil:
+		return nil, errors.New("edge: Config.Blobs is required")
+	case len(cfg.TokenSecret) < 32:
+		return nil, errors.New("edge: Config.TokenSecret must hold at least 32 bytes")
+	}
+	if len(cfg.Flows.Names()) == 0 {
+		cfg.Flows = flow.Default()
+	}
+	if cfg.QualityBudget <= 0 {
+		cfg.QualityBudget = DefaultQualityBudget
+	}
+	if cfg.MaxImageBytes <= 0 {
+		cfg.MaxImageBytes = DefaultMaxImageBytes
+	}
+	if cfg.MaxVideoBytes <= 0 {
+		cfg.MaxVideoBytes = DefaultMaxVideoBytes
+	}
+	if cfg.Images == nil {
+		lim := imagecheck.DefaultLimits()
+		lim.MaxBytes = cfg.MaxImageBytes
+		cfg.Images = ImageInspectorFunc(func(data []byte) (string, error) {
+			info, err := imagecheck.Inspect(data, lim)
+			return info.MediaType, err
+		})
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Registerer == nil && cfg.Gatherer == nil {
+		reg := prometheus.NewRegistry()
+		cfg.Registerer, cfg.Gatherer = reg, reg
+	}
+	if cfg.Registerer == nil || cfg.Gatherer == nil {
+		return nil, errors.New("edge: Config.Registerer and Config.Gatherer go together")
+	}
+	m, err := newMetrics(cfg.Registerer)
+	if err != nil {
+		return nil, fmt.Errorf("edge: register metrics: %w", err)
+	}
+	s := &Server{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		now:     cfg.Clock,
+		metrics: m,
+		limits:  newRateLimiter(cfg.Clock),
+	}
+	s.app = fiber.New(fiber.Config{
+		AppName:               "idstream-edge",
+		BodyLimit:             s.maxBodyBytes(),
+		ErrorHandler:          s.handleError,
+		DisableStartupMessage: true,
+		ReadTimeout:           60 * time.Second,
+		WriteTimeout:          60 * time.Second,
+		IdleTimeout:           120 * time.Second,
+	})
+	s.routes()
+	return s, nil
+}
+
+// maxBodyBytes covers a multipart body of one image and one video plus form overhead, or a
+// JSON body carrying one base64 image.
+func (s *Server) maxBodyBytes() int {
+	multipart := s.cfg.MaxImageBytes + s.cfg.MaxVideoBytes + 1<<20
+	if j := s.maxImageJSONBytes(); j > multipart {
+		return j
+	}
+	return multipart
+}
+
+// maxImageJSONBytes is the largest JSON body of an image step: base64 of one image plus room
+// for the other fields.
+func (s *Server) maxImageJSONBytes() int {
+	return (s.cfg.MaxImageBytes+2)/3*4 + DefaultMaxJSONBytes
+}
+
+// maxChipJSONBytes is the largest JSON body of the nfc step (seven base64 chip files).
+func (s *Server) maxChipJSONBytes() int {
+	return 7*(DefaultMaxChipBytes+2)/3*4 + DefaultMaxJSONBytes
+}
+
+// App returns the fiber application, for tests and for mounting.
+func (s *Server) App() *fiber.App { return s.app }
+
+// Listen serves on addr until Shutdown.
+func (s *Server) Listen(addr string) error { return s.app.Listen(addr) }
+
+// Listener serves on ln until Shutdown.
+func (s *Server) Listener(ln net.Listener) error { return s.app.Listener(ln) }
+
+// Shutdown stops accepting connections and waits for in-flight requests until ctx ends.
+func (s *Server) Shutdown(ctx context.Context) error {
+	return s.app.ShutdownWithContext(ctx)
+}
+
+func (s *Server) routes() {
+	a := s.app
+	a.Use(s.outermost)
+
+	a.Get("/healthz", s.healthz)
+	a.Get("/readyz", s.readyz)
+	a.Get("/metrics", s.metricsHandler())
+	a.Get("/openapi.json", s.openapi)
+
+	v1 := a.Group("/v1")
+	v1.Post("/ekyc/sessions", s.createSession)
+	v1.Get("/ekyc/sessions/:session_id", s.getSession)
+	v1.Delete("/ekyc/sessions/:session_id", s.deleteSession)
+	v1.Post("/ekyc/sessions/:session_id/document", s.documentStep)
+	v1.Post("/ekyc/sessions/:session_id/selfie", s.selfieStep)
+	v1.Post("/ekyc/sessions/:session_id/nfc", s.nfcStep)
+
+	v1.Post("/admin/blocklist", s.addBlocklist)
+	v1.Delete("/admin/blocklist/:entry_id", s.deleteBlocklist)
+	v1.Post("/admin/webhooks/replay", s.replayWebhooks)
+}

@@ -1,0 +1,282 @@
+package edge
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/idstream/idstream/internal/tenant"
+	"github.com/idstream/idstream/schemas"
+)
+
+// ConsentPurposeEKYC is the consent purpose Session Init checks when a tenant requires consent.
+const ConsentPurposeEKYC = "ekyc_identity_verification"
+
+// idempotencyWindow is how long an Idempotency-Key returns the same session.
+const idempotencyWindow = 24 * time.Hour
+
+// sessionInitRequest is the Session Init body. Its JSON form (unset fields omitted) is what
+// the idempotency hash covers, so key order and whitespace do not matter.
+type sessionInitRequest struct {
+	Flow          string  `json:"flow"`
+	ReferenceID   *string `json:"reference_id,omitempty"`
+	TrackingID    *string `json:"tracking_id,omitempty"`
+	WebhookURL    *string `json:"webhook_url,omitempty"`
+	Locale        *string `json:"locale,omitempty"`
+	DataRetention *string `json:"data_retention,omitempty"`
+}
+
+// SessionInitResponse is the 201 body of Session Init.
+type SessionInitResponse struct {
+	SessionID string   `json:"session_id"`
+	ExpiresIn int64    `json:"expires_in"`
+	ExpiresAt string   `json:"expires_at"`
+	Flow      string   `json:"flow"`
+	Steps     []string `json:"steps"`
+	SDKToken  string   `json:"sdk_token"`
+	Nonce     string   `json:"nonce"`
+}
+
+func (s *Server) createSession(c *fiber.Ctx) error {
+	p, err := s.authenticate(c, false)
+	if err != nil {
+		return err
+	}
+	var req sessionInitRequest
+	if err := decodeJSONBody(c, DefaultMaxJSONBytes, &req); err != nil {
+		return err
+	}
+	if err := s.validateInit(p.tenant, &req); err != nil {
+		return err
+	}
+	fl, ok := s.cfg.Flows.Get(req.Flow)
+	if !ok || !p.tenant.AllowsFlow(req.Flow) {
+		return problem(fiber.StatusUnprocessableEntity, CodeInvalidFlow, "unknown flow or flow not allowed for this tenant")
+	}
+	if err := s.checkConsent(c.UserContext(), p.tenant, req.TrackingID); err != nil {
+		return err
+	}
+
+	now := s.now().UTC().Truncate(time.Millisecond)
+	sessionID := randomID("ses_")
+	var reqHash *string
+	if key := c.Get("Idempotency-Key"); key != "" {
+		if len(key) > 255 || !printableASCII(key) {
+			return invalidRequest("Idempotency-Key must be 1 to 255 printable ASCII characters")
+		}
+		canonical, err := json.Marshal(req)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(canonical)
+		h := hex.EncodeToString(sum[:])
+		reqHash = &h
+		sessionID = s.idempotentSessionID(p.tenant.ID, key)
+		prev, found, err := s.cfg.Sessions.Get(c.UserContext(), sessionID)
+		if err != nil {
+			s.log.Error("edge: session view", "request_id", requestID(c), "err", err)
+			return errUnavailable()
+		}
+		if found {
+			if prev.RequestSHA256 == nil || *prev.RequestSHA256 != h || !now.Before(prev.CreatedAt.Add(idempotencyWindow)) {
+				return problem(fiber.StatusConflict, CodeIdempotencyKeyReused, "this Idempotency-Key was used with another request or more than 24 hours ago")
+			}
+			return c.Status(fiber.StatusCreated).JSON(s.initResponse(prev, p.tenant.ID))
+		}
+	}
+
+	ttl := time.Duration(p.tenant.SessionTTLSeconds) * time.Second
+	if ttl <= 0 {
+		ttl = tenant.DefaultSessionTTLSeconds * time.Second
+	}
+	opened := &schemas.SessionOpened{
+		Flow:          fl.Name,
+		Steps:         fl.Steps,
+		ReferenceID:   req.ReferenceID,
+		TrackingID:    req.TrackingID,
+		WebhookURL:    req.WebhookURL,
+		Locale:        valueOr(req.Locale, "vi"),
+		DataRetention: valueOr(req.DataRetention, p.tenant.DataRetention),
+		CreatedAt:     now,
+		ExpiresAt:     now.Add(ttl),
+		Nonce:         s.sessionNonce(sessionID),
+		RequestSHA256: reqHash,
+	}
+	ev := schemas.SessionEvent{Envelope: s.envelope(sessionID, p.tenant.ID), Opened: opened}
+	out, err := s.output(schemas.TopicSessions, sessionID, ev)
+	if err != nil {
+		return err
+	}
+	if err := s.produce(c, out); err != nil {
+		return err
+	}
+	st := openedState(ev)
+	if rec, ok := s.cfg.Sessions.(SessionRecorder); ok {
+		rec.Opened(st)
+	}
+	return c.Status(fiber.StatusCreated).JSON(s.initResponse(st, p.tenant.ID))
+}
+
+// openedState is the state the session group folds from a SessionOpened.
+func openedState(ev schemas.SessionEvent) *schemas.SessionState {
+	o := ev.Opened
+	return &schemas.SessionState{
+		Envelope: ev.Envelope, Version: 1, Status: schemas.StatusOpen,
+		Flow: o.Flow, Steps: o.Steps, ReferenceID: o.ReferenceID, TrackingID: o.TrackingID,
+		WebhookURL: o.WebhookURL, Locale: o.Locale, DataRetention: o.DataRetention,
+		Nonce: o.Nonce, CreatedAt: o.CreatedAt, ExpiresAt: o.ExpiresAt, UpdatedAt: o.CreatedAt,
+		RequestSHA256: o.RequestSHA256,
+	}
+}
+
+func (s *Server) initResponse(st *schemas.SessionState, tenantID string) SessionInitResponse {
+	steps := st.Steps
+	if steps == nil {
+		steps = []string{}
+	}
+	return SessionInitResponse{
+		SessionID: st.Envelope.SessionID,
+		ExpiresIn: int64(st.ExpiresAt.Sub(st.CreatedAt) / time.Second),
+		ExpiresAt: rfc3339(st.ExpiresAt),
+		Flow:      st.Flow,
+		Steps:     steps,
+		SDKToken:  s.sdkToken(st.Envelope.SessionID, tenantID, st.ExpiresAt),
+		Nonce:     base64.StdEncoding.EncodeToString(s.sessionNonce(st.Envelope.SessionID)),
+	}
+}
+
+func (s *Server) validateInit(t *tenant.Tenant, req *sessionInitRequest) error {
+	if req.Flow == "" {
+		return invalidRequest("flow is required")
+	}
+	if err := checkText("reference_id", req.ReferenceID, 128); err != nil {
+		return err
+	}
+	if err := checkText("tracking_id", req.TrackingID, 128); err != nil {
+		return err
+	}
+	if req.Locale != nil && *req.Locale != "vi" && *req.Locale != "en" {
+		return invalidRequest("locale must be vi or en")
+	}
+	if r := req.DataRetention; r != nil && *r != tenant.RetentionService && *r != tenant.RetentionIntegrator {
+		return invalidRequest("data_retention must be service or integrator")
+	}
+	if req.WebhookURL != nil {
+		if err := checkWebhookURL(*req.WebhookURL, t.AllowPrivateWebhooks); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Server) checkConsent(ctx context.Context, t *tenant.Tenant, trackingID *string) error {
+	if !t.RequireConsent {
+		return nil
+	}
+	refused := problem(fiber.StatusUnprocessableEntity, CodeConsentRequired, "no granted consent for identity verification on this tracking_id")
+	if trackingID == nil || s.cfg.ConsentChecker == nil {
+		return refused
+	}
+	ok, err := s.cfg.ConsentChecker.Granted(ctx, t.ID, *trackingID, ConsentPurposeEKYC)
+	if err != nil {
+		s.log.Error("edge: consent check failed", "tenant_id", t.ID, "err", err)
+		return errUnavailable()
+	}
+	if !ok {
+		return refused
+	}
+	return nil
+}
+
+// loadSession returns the state of the session named in the path, as visible to p: an
+// unknown id, another tenant's session or another session than the sdk_token's → 404.
+func (s *Server) loadSession(c *fiber.Ctx, p principal) (*schemas.SessionState, error) {
+	id := c.Params("session_id")
+	if !validID(id, "ses_") || (p.isSDK() && id != p.sdkSessID) {
+		return nil, errSessionNotFound()
+	}
+	st, found, err := s.cfg.Sessions.Get(c.UserContext(), id)
+	if err != nil {
+		s.log.Error("edge: session view", "request_id", requestID(c), "err", err)
+		return nil, errUnavailable()
+	}
+	if !found || st == nil || st.Envelope.TenantID != p.tenant.ID {
+		return nil, errSessionNotFound()
+	}
+	return st, nil
+}
+
+func (s *Server) getSession(c *fiber.Ctx) error {
+	p, err := s.authenticate(c, true)
+	if err != nil {
+		return err
+	}
+	st, err := s.loadSession(c, p)
+	if err != nil {
+		return err
+	}
+	return c.JSON(DataGetBody(st, s.now(), !p.isSDK()))
+}
+
+// deleteSession erases a session: SessionErased is produced (the session group tombstones
+// the state), then the session's blobs are deleted. A repeated DELETE answers 204 until the
+// tombstone reaches the view, then 404 session_not_found; either way it deletes any blob
+// left under the caller's own "<tenant>/<session>/" prefix.
+func (s *Server) deleteSession(c *fiber.Ctx) error {
+	p, err := s.authenticate(c, false)
+	if err != nil {
+		return err
+	}
+	id := c.Params("session_id")
+	st, err := s.loadSession(c, p)
+	if err != nil {
+		if ae, ok := toAPIError(err); ok && ae.code == CodeSessionNotFound && validID(id, "ses_") {
+			s.deleteBlobs(c, p.tenant.ID, id)
+		}
+		return err
+	}
+	ev := schemas.SessionEvent{
+		Envelope: s.envelope(st.Envelope.SessionID, p.tenant.ID),
+		Erased:   &schemas.SessionErased{Reason: "erasure_requested"},
+	}
+	out, err := s.output(schemas.TopicSessions, st.Envelope.SessionID, ev)
+	if err != nil {
+		return err
+	}
+	if err := s.produce(c, out); err != nil {
+		return err
+	}
+	if err := s.deleteBlobs(c, p.tenant.ID, st.Envelope.SessionID); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+func (s *Server) deleteBlobs(c *fiber.Ctx, tenantID, sessionID string) error {
+	if err := s.cfg.Blobs.DeletePrefix(c.UserContext(), tenantID+"/"+sessionID+"/"); err != nil {
+		s.log.Error("edge: delete session blobs", "request_id", requestID(c), "session_id", sessionID, "err", err)
+		return errUnavailable()
+	}
+	return nil
+}
+
+func valueOr(p *string, def string) string {
+	if p == nil || *p == "" {
+		return def
+	}
+	return *p
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
