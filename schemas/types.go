@@ -158,6 +158,9 @@ type QualityAssessed struct {
 	Height      int      `avro:"height"`
 	Image       BlobRef  `avro:"image"`
 	GateVersion string   `avro:"gate_version"`
+	// CapturedAt is the capture's own occurred_at: the session group orders the captures of a
+	// step by it, whichever of the capture and its assessment it consumes first.
+	CapturedAt *time.Time `avro:"captured_at"`
 }
 
 // DocumentRead is the OCR result for one document capture (ekyc.documents.v1).

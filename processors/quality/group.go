@@ -161,6 +161,7 @@ func (g *group) assess(ctx context.Context, c *schemas.CaptureSubmitted, kind qu
 		CaptureID:   c.CaptureID,
 		Step:        c.Step,
 		GateVersion: qualitygate.Version,
+		CapturedAt:  &occurred,
 		Reasons:     []string{},
 	}
 	unusable := func() (*schemas.QualityAssessed, bool, error) {

@@ -160,10 +160,25 @@ func (f Folder) foldCapture(st *schemas.SessionState, ev *schemas.CaptureSubmitt
 	if !slices.Contains(order, ev.Step) || ev.CaptureID == "" {
 		return st, false
 	}
-	if i := captureIndex(st.Captures, ev.Step); i >= 0 && st.Captures[i].CaptureID == ev.CaptureID {
-		return st, false // replay of the current capture
-	}
 	at := ev.Envelope.OccurredAt
+	if i := captureIndex(st.Captures, ev.Step); i >= 0 {
+		cur := st.Captures[i]
+		if cur.CaptureID == ev.CaptureID {
+			// A replay, or the capture whose assessment was consumed first: keep its status,
+			// complete its blobs (the assessment only names the image).
+			if len(cur.Blobs) >= len(ev.Blobs) {
+				return st, false
+			}
+			cur.Blobs = ev.Blobs
+			next := cloneState(st)
+			next.Captures = slices.Clone(st.Captures)
+			next.Captures[i] = cur
+			return touch(next, ev.Envelope), true
+		}
+		if at.Before(cur.SubmittedAt) {
+			return st, false // an older capture of the step, consumed after a newer one
+		}
+	}
 	c := schemas.StepCapture{
 		Step:        ev.Step,
 		CaptureID:   ev.CaptureID,
@@ -183,15 +198,33 @@ func (f Folder) foldCapture(st *schemas.SessionState, ev *schemas.CaptureSubmitt
 }
 
 func (f Folder) foldQuality(st *schemas.SessionState, ev *schemas.QualityAssessed) (*schemas.SessionState, bool) {
-	if st.Status != schemas.StatusCapturing {
+	if st.Status != schemas.StatusOpen && st.Status != schemas.StatusCapturing {
 		return st, false
 	}
+	order := f.stepOrder(st)
+	if !slices.Contains(order, ev.Step) || ev.CaptureID == "" {
+		return st, false
+	}
+	// The session group consumes captures and assessments from two topics, so an assessment
+	// may come first: it then stands for its capture, ordered by the capture's own time.
+	capturedAt := ev.Envelope.OccurredAt
+	if ev.CapturedAt != nil {
+		capturedAt = *ev.CapturedAt
+	}
 	i := captureIndex(st.Captures, ev.Step)
-	if i < 0 || st.Captures[i].CaptureID != ev.CaptureID || st.Captures[i].Quality != nil {
-		return st, false // not the current capture, or already assessed: the first answer wins
+	var c schemas.StepCapture
+	switch {
+	case i >= 0 && st.Captures[i].CaptureID == ev.CaptureID:
+		if st.Captures[i].Quality != nil {
+			return st, false // already assessed: the first answer wins
+		}
+		c = st.Captures[i]
+	case i >= 0 && capturedAt.Before(st.Captures[i].SubmittedAt):
+		return st, false // about an older capture of the step
+	default:
+		c = schemas.StepCapture{Step: ev.Step, CaptureID: ev.CaptureID, Blobs: []schemas.BlobRef{ev.Image}, SubmittedAt: capturedAt}
 	}
 	q := *ev
-	c := st.Captures[i]
 	c.Quality = &q
 	c.UpdatedAt = ev.Envelope.OccurredAt
 	status := schemas.CheckFail
@@ -214,8 +247,8 @@ func (f Folder) foldQuality(st *schemas.SessionState, ev *schemas.QualityAssesse
 		check.ModelVersion = ptr(ev.GateVersion)
 	}
 	next := cloneState(st)
-	next.Captures = slices.Clone(st.Captures)
-	next.Captures[i] = c
+	next.Captures = putCapture(st.Captures, c, order)
+	next.Status = schemas.StatusCapturing
 	next.Checks = mergeChecks(st.Checks, []schemas.Check{check})
 	advance(next)
 	return touch(next, ev.Envelope), true

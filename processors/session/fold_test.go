@@ -40,6 +40,14 @@ func quality(step, capID string, passed bool, sec int, reasons ...string) *schem
 		Passed: passed, Blur: 200, Reasons: reasons, GateVersion: "gate-1"}
 }
 
+// qualityAt is quality for a capture received at capturedSec.
+func qualityAt(step, capID string, passed bool, sec, capturedSec int) *schemas.QualityAssessed {
+	q := quality(step, capID, passed, sec)
+	c := at(capturedSec)
+	q.CapturedAt = &c
+	return q
+}
+
 func sessionEv(id string, sec int, mutate func(*schemas.SessionEvent)) *schemas.SessionEvent {
 	e := &schemas.SessionEvent{Envelope: env(id, sec)}
 	mutate(e)
@@ -186,7 +194,20 @@ func TestFold(t *testing.T) {
 			}},
 		{name: "quality for a replaced capture ignored",
 			setup: []any{idCard(), capture("document_front", "cap_old", 1), capture("document_front", "cap_new", 2)},
-			event: quality("document_front", "cap_old", true, 3)},
+			event: qualityAt("document_front", "cap_old", true, 3, 1)},
+		{name: "quality consumed before its capture stands for it",
+			setup: []any{idCard()}, event: qualityAt("document_front", "cap_f", true, 3, 2), wantChanged: true,
+			check: func(t *testing.T, st *schemas.SessionState) {
+				c := captureOf(st, "document_front")
+				if st.Status != schemas.StatusCapturing || c == nil || c.CaptureID != "cap_f" || c.Status != schemas.CaptureAccepted || !c.SubmittedAt.Equal(at(2)) {
+					t.Fatalf("state = %s, capture = %+v", st.Status, c)
+				}
+			}},
+		{name: "capture consumed after its quality keeps the verdict",
+			setup: []any{idCard(), qualityAt("document_front", "cap_f", true, 3, 2)}, event: capture("document_front", "cap_f", 2),
+			wantChanged: false},
+		{name: "older capture consumed after a newer one's quality ignored",
+			setup: []any{idCard(), qualityAt("document_front", "cap_new", true, 5, 4)}, event: capture("document_front", "cap_old", 1)},
 		{name: "second quality answer for a capture ignored",
 			setup: []any{idCard(), capture("document_front", "cap_f", 1), quality("document_front", "cap_f", false, 2, "blurry")},
 			event: quality("document_front", "cap_f", true, 3)},
