@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/idstream/idstream/processors"
+)
+
+// runDev is `make run`: every group, the edge and an embedded broker persisted under
+// --data-dir, in one process. With no --tenants it creates a sandbox tenant and writes its
+// secrets into the data dir.
+func runDev(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger) error {
+	var cfg Config
+	if err := parse(flagSet("dev", &cfg), args); err != nil {
+		return err
+	}
+	cfg.Groups = allGroups
+	s, err := Start(ctx, cfg, serviceOptions{withEdge: true}, log)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	printBanner(stdout, s)
+	return waitStop(ctx, s)
+}
+
+func printBanner(w io.Writer, s *Service) {
+	fmt.Fprintf(w, "idstream dev is running\n")
+	fmt.Fprintf(w, "  edge (verification API): http://%s/v1   (OpenAPI: http://%s/openapi.json)\n", s.edgeAddr, s.edgeAddr)
+	if s.broker != nil {
+		fmt.Fprintf(w, "  kafka (embedded broker):  %s   data in %s\n", s.brokers[0], filepath.Join(s.cfg.DataDir, "kafka"))
+	} else {
+		fmt.Fprintf(w, "  kafka: %v\n", s.brokers)
+	}
+	fmt.Fprintf(w, "  groups: %v\n", s.cfg.Groups)
+	if s.secrets != nil {
+		fmt.Fprintf(w, "  sandbox tenant %q, API key: %s\n", "sandbox", s.secrets.APIKey)
+		fmt.Fprintf(w, "  secrets (one file each): %s/sandbox-api-key, sandbox-admin-key, sandbox-cmp-api-key, sandbox-webhook-secret\n", s.cfg.DataDir)
+	}
+	fmt.Fprintf(w, "  metrics: http://%s/metrics\n", s.edgeAddr)
+}
+
+// runEdge runs the edge alone against KAFKA_BROKERS.
+func runEdge(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger) error {
+	var cfg Config
+	if err := parse(flagSet("edge", &cfg), args); err != nil {
+		return err
+	}
+	if len(cfg.Brokers) == 0 {
+		return errors.New("KAFKA_BROKERS is required (idstream dev runs an embedded broker)")
+	}
+	if cfg.TenantsFile == "" {
+		return errors.New("--tenants is required outside dev")
+	}
+	if cfg.TokenSecret == "" {
+		return errors.New("IDSTREAM_TOKEN_SECRET is required outside dev: every edge replica must share it")
+	}
+	s, err := Start(ctx, cfg, serviceOptions{withEdge: true}, log)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	fmt.Fprintf(stdout, "idstream edge listening on http://%s\n", s.edgeAddr)
+	return waitStop(ctx, s)
+}
+
+// runProcess runs one processor group against KAFKA_BROKERS.
+func runProcess(ctx context.Context, args []string, log *slog.Logger) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: idstream process <group>", errUsage)
+	}
+	var cfg Config
+	if err := parse(flagSet("process", &cfg), args[1:]); err != nil {
+		return err
+	}
+	groups, err := groupsFor([]string{args[0]})
+	if err != nil {
+		return err
+	}
+	if len(cfg.Brokers) == 0 {
+		return errors.New("KAFKA_BROKERS is required (idstream dev runs an embedded broker)")
+	}
+	cfg.Groups = groups
+	s, err := Start(ctx, cfg, serviceOptions{}, log)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return waitStop(ctx, s)
+}
+
+// runTopics creates the topics of the contract on KAFKA_BROKERS, or checks them.
+func runTopics(ctx context.Context, args []string, stdout io.Writer) error {
+	var cfg Config
+	if err := parse(flagSet("topics", &cfg), args); err != nil {
+		return err
+	}
+	if len(cfg.Brokers) == 0 {
+		return errors.New("KAFKA_BROKERS is required")
+	}
+	specs := topicSpecs(cfg.Partitions)
+	if err := processors.EnsureTopics(ctx, cfg.Brokers, specs); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d topics present with %d partitions\n", len(specs), cfg.Partitions)
+	return nil
+}
+
+// waitStop blocks until a signal or a component failure, and reports the latter.
+func waitStop(ctx context.Context, s *Service) error {
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-s.Done():
+		return s.Err()
+	}
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// errUsage is returned after a flag set has printed its own usage.
+var errUsage = errors.New("usage")
+
+// Config is everything a service process needs; flags and IDSTREAM_* variables fill it.
+type Config struct {
+	DataDir        string        // --data-dir: broker log, blobs, sandbox secrets
+	EdgeAddr       string        // --edge-addr: REST edge listener
+	ConsentAddr    string        // --consent-addr: consent API listener (consent issue)
+	KafkaAddr      string        // --kafka-addr: where the embedded broker listens
+	ClickHouseAddr string        // --clickhouse-addr: native port of the local ClickHouse (sinks issue)
+	TenantsFile    string        // --tenants: YAML tenants file; empty in dev = sandbox tenant
+	FlowsFile      string        // --flows: YAML flows overriding the defaults
+	PolicyFile     string        // --policy: YAML decision policy overriding the default
+	CSCADir        string        // --csca-dir: CSCA trust anchors (chip issue)
+	Partitions     int           // --partitions: partition count of every topic
+	QualityBudget  time.Duration // --quality-budget: how long a step request waits for the gate
+	Brokers        []string      // KAFKA_BROKERS: external cluster instead of the embedded broker
+	RegistryURL    string        // SCHEMA_REGISTRY_URL: Confluent wire format through a registry
+	TokenSecret    string        // IDSTREAM_TOKEN_SECRET: HMAC key for sdk tokens (dev: generated)
+	Groups         []string      // processor groups to run in this process (dev: all)
+}
+
+// flagSet builds the flags shared by the service commands, with defaults taken from the
+// matching IDSTREAM_* environment variable when it is set.
+func flagSet(name string, cfg *Config) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	str := func(p *string, flagName, def, help string) {
+		fs.StringVar(p, flagName, envOr(flagName, def), help+" (env "+envName(flagName)+")")
+	}
+	str(&cfg.DataDir, "data-dir", ".data", "data directory")
+	str(&cfg.EdgeAddr, "edge-addr", "127.0.0.1:8080", "REST edge listen address")
+	str(&cfg.ConsentAddr, "consent-addr", "127.0.0.1:8081", "consent API listen address")
+	str(&cfg.KafkaAddr, "kafka-addr", "127.0.0.1:9092", "embedded broker listen address")
+	str(&cfg.ClickHouseAddr, "clickhouse-addr", "127.0.0.1:9000", "ClickHouse native protocol address")
+	str(&cfg.TenantsFile, "tenants", "", "tenants YAML file (dev: a sandbox tenant when empty)")
+	str(&cfg.FlowsFile, "flows", "", "flows YAML file overriding the default flows")
+	str(&cfg.PolicyFile, "policy", "", "decision policy YAML file overriding the default policy")
+	str(&cfg.CSCADir, "csca-dir", "", "directory of CSCA certificates and master lists")
+	parts, _ := strconv.Atoi(envOr("partitions", "6"))
+	fs.IntVar(&cfg.Partitions, "partitions", parts, "partitions per topic (env IDSTREAM_PARTITIONS)")
+	budget, err := time.ParseDuration(envOr("quality-budget", "1500ms"))
+	if err != nil {
+		budget = 1500 * time.Millisecond
+	}
+	fs.DurationVar(&cfg.QualityBudget, "quality-budget", budget, "how long a step waits for the quality gate (env IDSTREAM_QUALITY_BUDGET)")
+	cfg.Brokers = splitList(os.Getenv("KAFKA_BROKERS"))
+	cfg.RegistryURL = os.Getenv("SCHEMA_REGISTRY_URL")
+	cfg.TokenSecret = os.Getenv("IDSTREAM_TOKEN_SECRET")
+	return fs
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errUsage
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return nil
+}
+
+func envName(flagName string) string {
+	return "IDSTREAM_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+func envOr(flagName, def string) string {
+	if v, ok := os.LookupEnv(envName(flagName)); ok {
+		return v
+	}
+	return def
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

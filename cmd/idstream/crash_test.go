@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/processors/session"
+	"github.com/idstream/idstream/schemas"
+)
+
+// crashClientOpts make a killed member's partitions and open transaction come back in
+// seconds rather than the production defaults of tens of seconds.
+func crashClientOpts() []kgo.Opt {
+	return []kgo.Opt{
+		kgo.FetchMaxWait(250 * time.Millisecond),
+		kgo.SessionTimeout(6 * time.Second),
+		kgo.HeartbeatInterval(500 * time.Millisecond),
+		kgo.RebalanceTimeout(3 * time.Second),
+		kgo.TransactionTimeout(6 * time.Second),
+	}
+}
+
+// TestSessionGroupCrash kills the session group mid-stream (its client closed without
+// committing or leaving; a new member started) while sessions flow through the edge. Every
+// session must still end with exactly one decision, and its final state must equal the
+// state of the same sessions in a run without the crash.
+func TestSessionGroupCrash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and restarts a group member")
+	}
+	const sessions = 15
+	baseline := crashRun(t, sessions, false)
+	crashed := crashRun(t, sessions, true)
+	for i := range sessions {
+		if baseline[i] != crashed[i] {
+			t.Errorf("session %d differs after the crash:\n  without crash: %s\n  with crash:    %s", i, baseline[i], crashed[i])
+		}
+	}
+}
+
+// crashRun drives n sessions (flows in rotation) with the session group run by hand, kills
+// it after a third of the uploads when crash is set, and returns each session's final state
+// reduced to what must not depend on the crash.
+func crashRun(t *testing.T, n int, crash bool) []string {
+	t.Helper()
+	s := testService(t, []string{"decision", "quality"})
+	c := newClient(t, s)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	member := func() *processors.StatefulRunner {
+		r, err := processors.NewStatefulRunner(session.NewGroup(s.codec),
+			processors.WithBrokers(s.brokers), processors.WithLogger(log),
+			processors.WithKgoOpts(crashClientOpts()...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var members sync.WaitGroup
+	run := func(r *processors.StatefulRunner) {
+		members.Add(1)
+		go func() { defer members.Done(); _ = r.Run(ctx) }()
+	}
+	t.Cleanup(func() { cancel(); members.Wait() })
+	first := member()
+	run(first)
+
+	flows := []string{"id_card", "vehicle_registration", "passport", "nfc_only", "chip_id_card"}
+	total := 0
+	for i := range n {
+		total += len(flowUploads[flows[i%len(flows)]])
+	}
+	var uploads atomic.Int64
+	killed := make(chan struct{})
+	var once sync.Once
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			flow := flows[i%len(flows)]
+			init := c.openSession(flow)
+			id, token := str(init["session_id"]), str(init["sdk_token"])
+			ids[i] = id
+			for j, up := range flowUploads[flow] {
+				var r response
+				if up.endpoint == "nfc" {
+					r = c.postJSON("/v1/ekyc/sessions/"+id+"/nfc", token, chipRead())
+				} else {
+					r = c.upload(id, up.endpoint, up.side, sharpImage(t, uint64(i*10+j)), token)
+				}
+				if r.status >= 300 {
+					t.Errorf("session %d %s: %d %s", i, up.endpoint, r.status, r.body)
+					return
+				}
+				if crash && uploads.Add(1) == int64(total/3) {
+					once.Do(func() {
+						first.Kill()
+						run(member())
+						close(killed)
+					})
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if crash {
+		select {
+		case <-killed:
+		default:
+			t.Fatal("the crash never happened")
+		}
+	}
+	out := make([]string, n)
+	for i, id := range ids {
+		got := c.waitStatus(id, "verified", "rejected")
+		if got["status"] != "verified" {
+			t.Errorf("session %d: %v", i, got["status"])
+		}
+		st, ok, err := s.states.Get(context.Background(), id)
+		if err != nil || !ok {
+			t.Fatalf("state of %s: %v %v", id, ok, err)
+		}
+		out[i] = reduceState(st)
+	}
+	counts := countDecisions(t, s.brokers)
+	for i, id := range ids {
+		if counts[id] != 1 {
+			t.Errorf("session %d has %d decisions on %s, want exactly 1", i, counts[id], schemas.TopicDecisions)
+		}
+	}
+	return out
+}
+
+// reduceState keeps what must not depend on a crash: flow, status, number of events folded,
+// each step's status, each check's name and status, the outcome and its reasons.
+func reduceState(st *schemas.SessionState) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "flow=%s status=%s version=%d", st.Flow, st.Status, st.Version)
+	for _, c := range st.Captures {
+		fmt.Fprintf(&b, " step:%s=%s", c.Step, c.Status)
+	}
+	var checks []string
+	for _, c := range st.Checks {
+		checks = append(checks, c.Name+"="+c.Status)
+	}
+	slices.Sort(checks)
+	fmt.Fprintf(&b, " checks=%v", checks)
+	if st.Decision != nil {
+		fmt.Fprintf(&b, " outcome=%s reasons=%v", st.Decision.Outcome, st.Decision.Reasons)
+	}
+	return b.String()
+}
+
+// countDecisions reads the whole decisions topic as a data team would (read_committed) and
+// counts decisions per session.
+func countDecisions(t *testing.T, brokers []string) map[string]int {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(schemas.TopicDecisions),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.FetchMaxWait(250*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	counts := map[string]int{}
+	idle := 0
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for idle < 4 && ctx.Err() == nil {
+		fs := cl.PollFetches(ctx)
+		n := 0
+		fs.EachRecord(func(r *kgo.Record) {
+			n++
+			if r.Value != nil {
+				counts[string(r.Key)]++
+			}
+		})
+		if n == 0 {
+			idle++
+		} else {
+			idle = 0
+		}
+	}
+	return counts
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+)
+
+// stepUpload is one capture a scenario sends.
+type stepUpload struct {
+	endpoint, side string
+}
+
+var flowUploads = map[string][]stepUpload{
+	"id_card":              {{"document", "front"}, {"document", "back"}, {"selfie", ""}},
+	"passport":             {{"document", "passport"}, {"selfie", ""}},
+	"vehicle_registration": {{"document", "front"}, {"document", "back"}},
+	"nfc_only":             {{"nfc", ""}, {"selfie", ""}},
+	"chip_id_card":         {{"document", "front"}, {"document", "back"}, {"nfc", ""}, {"selfie", ""}},
+}
+
+// chipRead is a syntactically valid nfc step body (the chip processor verifies it later).
+func chipRead() map[string]string {
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	return map[string]string{"sod": b64("sod-bytes"), "dg1": b64("dg1-bytes"), "dg2": b64("dg2-bytes"), "dg13": b64("dg13-bytes")}
+}
+
+// runFlow drives one session of flow through the edge with the SDK token, as an app would,
+// and returns its session id.
+func runFlow(t *testing.T, c *client, flow string, seed uint64) string {
+	t.Helper()
+	init := c.openSession(flow)
+	id, token := str(init["session_id"]), str(init["sdk_token"])
+	for i, up := range flowUploads[flow] {
+		var r response
+		if up.endpoint == "nfc" {
+			r = c.postJSON("/v1/ekyc/sessions/"+id+"/nfc", token, chipRead())
+			if r.status != http.StatusAccepted {
+				t.Fatalf("%s nfc: %d %s", flow, r.status, r.body)
+			}
+			continue
+		}
+		r = c.upload(id, up.endpoint, up.side, sharpImage(t, seed*10+uint64(i)), token)
+		if r.status != http.StatusOK && r.status != http.StatusAccepted {
+			t.Fatalf("%s %s %s: %d %s", flow, up.endpoint, up.side, r.status, r.body)
+		}
+		if r.status == http.StatusOK {
+			if got := r.json(t)["status"]; got != "accepted" {
+				t.Fatalf("%s %s %s: status %v, want accepted: %s", flow, up.endpoint, up.side, got, r.body)
+			}
+		}
+	}
+	return id
+}
+
+// TestEndToEndFlows drives a session of every flow through the real edge, the embedded
+// broker, the session, quality and decision groups, and reads each decision by Data Get.
+func TestEndToEndFlows(t *testing.T) {
+	s := testService(t, allGroups)
+	var wg sync.WaitGroup
+	for i, flow := range []string{"id_card", "passport", "vehicle_registration", "nfc_only", "chip_id_card"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(flow, func(t *testing.T) {
+				c := newClient(t, s)
+				id := runFlow(t, c, flow, uint64(i+1))
+				got := c.waitStatus(id, "verified", "rejected")
+				if got["status"] != "verified" {
+					t.Fatalf("status %v, want verified: %v", got["status"], got)
+				}
+				dec, _ := got["decision"].(map[string]any)
+				if dec == nil || dec["outcome"] != "verified" || dec["policy_version"] == "" {
+					t.Fatalf("decision = %v", got["decision"])
+				}
+				if got["decided_at"] == nil || got["extracted"] == nil {
+					t.Fatalf("decided_at/extracted missing: %v", got)
+				}
+				steps, _ := got["steps"].(map[string]any)
+				for _, up := range flowUploads[flow] {
+					step := up.endpoint
+					switch up.side {
+					case "front", "back":
+						step = "document_" + up.side
+					case "passport":
+						step = "passport"
+					}
+					st, _ := steps[step].(map[string]any)
+					if st == nil || st["status"] != "accepted" {
+						t.Errorf("step %s = %v, want accepted", step, steps[step])
+					}
+				}
+				checks, _ := got["checks"].([]any)
+				for _, ch := range checks {
+					m := ch.(map[string]any)
+					if m["status"] != "pass" {
+						t.Errorf("check %v = %v", m["name"], m["status"])
+					}
+				}
+				if len(checks) == 0 && flow != "nfc_only" {
+					t.Errorf("no checks reported")
+				}
+			})
+		}()
+	}
+	wg.Wait()
+}
+
+// TestEndToEndRetake: a blurry capture gets "retake" from the gate in the same request, the
+// session waits; a sharp one is accepted and the session decides.
+func TestEndToEndRetake(t *testing.T) {
+	s := testService(t, allGroups)
+	c := newClient(t, s)
+	init := c.openSession("vehicle_registration")
+	id, token := str(init["session_id"]), str(init["sdk_token"])
+	r := c.upload(id, "document", "front", blurryImage(t), token)
+	if r.status != http.StatusOK {
+		t.Fatalf("blurry front: %d %s", r.status, r.body)
+	}
+	body := r.json(t)
+	q, _ := body["quality"].(map[string]any)
+	if body["status"] != "retake" || q == nil || q["passed"] != false || fmt.Sprint(q["reasons"]) != "[blurry]" {
+		t.Fatalf("blurry front answered %s", r.body)
+	}
+	if r := c.upload(id, "document", "back", sharpImage(t, 7), token); r.status != http.StatusOK {
+		t.Fatalf("back: %d %s", r.status, r.body)
+	}
+	got := c.waitStatus(id, "capturing")
+	if st := got["steps"].(map[string]any)["document_front"].(map[string]any); st["status"] != "retake" {
+		t.Fatalf("front step = %v, want retake", st)
+	}
+	if r := c.upload(id, "document", "front", sharpImage(t, 8), token); r.status != http.StatusOK || r.json(t)["status"] != "accepted" {
+		t.Fatalf("sharp front: %d %s", r.status, r.body)
+	}
+	if got := c.waitStatus(id, "verified", "rejected"); got["status"] != "verified" {
+		t.Fatalf("status = %v", got["status"])
+	}
+}

@@ -1,0 +1,83 @@
+// Command idstream is the single binary of the service. Its subcommands run the whole
+// service in one process (dev), or one piece of it against an external Kafka cluster
+// (edge, process <group>, topics).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `idstream — self-hosted identity verification over Kafka
+
+Usage:
+  idstream dev [flags]              everything in one process on an embedded broker (make run)
+  idstream edge [flags]             the REST edge against KAFKA_BROKERS
+  idstream process <group> [flags]  one processor group (session, decision, quality) against KAFKA_BROKERS
+  idstream topics [flags]           create or check the topics on KAFKA_BROKERS
+  idstream sample-image [--seed N]  write a synthetic document JPEG to stdout (for trying the API)
+  idstream version
+
+Every flag is also an IDSTREAM_* environment variable (--data-dir = IDSTREAM_DATA_DIR).
+Run 'idstream <command> -h' for the flags of a command.
+`
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one subcommand and returns the process exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: logLevel()}))
+	var err error
+	switch args[0] {
+	case "dev":
+		err = runDev(ctx, args[1:], stdout, logger)
+	case "edge":
+		err = runEdge(ctx, args[1:], stdout, logger)
+	case "process":
+		err = runProcess(ctx, args[1:], logger)
+	case "topics":
+		err = runTopics(ctx, args[1:], stdout)
+	case "sample-image":
+		err = runSampleImage(args[1:], stdout)
+	case "version":
+		fmt.Fprintln(stdout, version)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+	default:
+		fmt.Fprintf(stderr, "idstream: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	if err != nil {
+		if errors.Is(err, errUsage) {
+			return 2
+		}
+		fmt.Fprintf(stderr, "idstream %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}
+
+func logLevel() slog.Level {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(os.Getenv("IDSTREAM_LOG_LEVEL"))); err != nil {
+		return slog.LevelInfo
+	}
+	return l
+}

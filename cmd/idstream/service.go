@@ -1,0 +1,366 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	idstream "github.com/idstream/idstream"
+	"github.com/idstream/idstream/edge"
+	"github.com/idstream/idstream/internal/blob"
+	"github.com/idstream/idstream/internal/flow"
+	"github.com/idstream/idstream/internal/quality"
+	"github.com/idstream/idstream/internal/tenant"
+	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/processors/decision"
+	qualitygroup "github.com/idstream/idstream/processors/quality"
+	"github.com/idstream/idstream/processors/session"
+	"github.com/idstream/idstream/schemas"
+)
+
+// allGroups is every processor group this binary can run, in start order.
+var allGroups = []string{"session", "decision", "quality"}
+
+// topicRetention is the retention of the event topics that are not compacted.
+const topicRetention = 7 * 24 * time.Hour
+
+// Service is a running idstream process: any subset of the processor groups, optionally the
+// edge, on an embedded broker or an external cluster. It is what `idstream dev` runs and what
+// the end-to-end tests start, so both exercise the same wiring.
+type Service struct {
+	cfg     Config
+	log     *slog.Logger
+	broker  *processors.Embedded
+	brokers []string
+	codec   *schemas.Codec
+	reg     *prometheus.Registry
+	metrics *processors.Metrics
+	kgoOpts []kgo.Opt
+
+	producer *processors.Producer
+	edge     *edge.Server
+	edgeLn   net.Listener
+	edgeAddr string
+	states   *stateView
+	secrets  *tenant.Secrets
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	errMu  sync.Mutex
+	err    error
+}
+
+// serviceOptions adjust what Start runs; the zero value runs everything of cfg.Groups.
+type serviceOptions struct {
+	withEdge bool
+	kgoOpts  []kgo.Opt // extra client options (tests: a short FetchMaxWait)
+}
+
+// Start brings up the broker (embedded unless cfg.Brokers is set), the topics, the groups
+// named in cfg.Groups and, when opts.withEdge, the edge. It returns once every component is
+// started; Close stops them.
+func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logger) (s *Service, err error) {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	s = &Service{cfg: cfg, log: log, reg: prometheus.NewRegistry(), kgoOpts: opts.kgoOpts}
+	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	s.metrics = processors.NewMetrics(s.reg)
+
+	s.brokers = cfg.Brokers
+	if len(s.brokers) == 0 {
+		s.broker, err = processors.StartEmbedded(
+			processors.WithDataDir(filepath.Join(cfg.DataDir, "kafka")),
+			processors.WithListenAddr(cfg.KafkaAddr),
+			processors.WithPartitionsDefault(cfg.Partitions),
+		)
+		if err != nil {
+			return s, fmt.Errorf("embedded broker: %w", err)
+		}
+		s.brokers = s.broker.Addrs()
+	}
+	if err := processors.EnsureTopics(ctx, s.brokers, topicSpecs(cfg.Partitions)); err != nil {
+		return s, fmt.Errorf("topics: %w", err)
+	}
+	var codecOpts []schemas.CodecOption
+	if cfg.RegistryURL != "" {
+		codecOpts = append(codecOpts, schemas.WithRegistry(cfg.RegistryURL))
+	}
+	if s.codec, err = schemas.NewCodec(codecOpts...); err != nil {
+		return s, fmt.Errorf("codec: %w", err)
+	}
+	blobs, err := blob.NewFS(filepath.Join(cfg.DataDir, "blobs"))
+	if err != nil {
+		return s, fmt.Errorf("blob store: %w", err)
+	}
+	flows, err := loadFlows(cfg.FlowsFile)
+	if err != nil {
+		return s, err
+	}
+	for _, g := range cfg.Groups {
+		if err := s.startGroup(g, blobs, flows); err != nil {
+			return s, err
+		}
+	}
+	if opts.withEdge {
+		if err := s.startEdge(blobs, flows); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// topicSpecs lists every topic of the contract and a dead-letter topic for each.
+func topicSpecs(partitions int) []processors.TopicSpec {
+	var specs []processors.TopicSpec
+	for _, t := range schemas.Topics() {
+		spec := processors.TopicSpec{Name: t.Name, Partitions: int32(partitions), Compacted: t.Compacted}
+		if !t.Compacted {
+			spec.Retention = topicRetention
+		}
+		specs = append(specs, spec,
+			processors.TopicSpec{Name: t.Name + ".dlq", Partitions: int32(partitions), Retention: 4 * topicRetention})
+	}
+	return specs
+}
+
+func loadFlows(path string) (flow.Set, error) {
+	if path == "" {
+		return flow.Default(), nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return flow.Set{}, fmt.Errorf("flows: %w", err)
+	}
+	set, err := flow.Parse(b)
+	if err != nil {
+		return flow.Set{}, fmt.Errorf("flows %s: %w", path, err)
+	}
+	return set, nil
+}
+
+func loadPolicy(path string, flows flow.Set) (decision.Policy, error) {
+	if path == "" {
+		return decision.DefaultPolicy(flows), nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return decision.Policy{}, fmt.Errorf("policy: %w", err)
+	}
+	p, err := decision.ParsePolicy(b)
+	if err != nil {
+		return decision.Policy{}, fmt.Errorf("policy %s: %w", path, err)
+	}
+	return p, nil
+}
+
+func (s *Service) runtimeOpts(group string) []processors.Option {
+	return []processors.Option{
+		processors.WithBrokers(s.brokers),
+		processors.WithLogger(s.log.With("group", group)),
+		processors.WithMetrics(s.metrics),
+		processors.WithClientID("idstream-" + group),
+		processors.WithKgoOpts(s.kgoOpts...),
+	}
+}
+
+// startGroup starts one processor group by name.
+func (s *Service) startGroup(name string, blobs blob.Store, flows flow.Set) error {
+	opts := s.runtimeOpts(name)
+	switch name {
+	case "session":
+		r, err := processors.NewStatefulRunner(session.NewGroup(s.codec), opts...)
+		if err != nil {
+			return fmt.Errorf("session group: %w", err)
+		}
+		s.spawn("group session", r.Run)
+	case "decision":
+		p, err := loadPolicy(s.cfg.PolicyFile, flows)
+		if err != nil {
+			return err
+		}
+		r, err := processors.NewStatefulRunner(decision.NewGroup(s.codec, p), opts...)
+		if err != nil {
+			return fmt.Errorf("decision group: %w", err)
+		}
+		s.spawn("group decision", r.Run)
+	case "quality":
+		gate := quality.NewGate(quality.DefaultThresholds())
+		r, err := processors.NewRunner(qualitygroup.NewGroup(s.codec, blobs, gate), opts...)
+		if err != nil {
+			return fmt.Errorf("quality group: %w", err)
+		}
+		s.spawn("group quality", r.Run)
+	default:
+		return fmt.Errorf("unknown group %q (known: %s)", name, strings.Join(allGroups, ", "))
+	}
+	return nil
+}
+
+// startEdge starts the REST edge with its views of the session state and of quality replies.
+func (s *Service) startEdge(blobs blob.Store, flows flow.Set) error {
+	tenants, err := s.loadTenants()
+	if err != nil {
+		return err
+	}
+	secret, err := s.tokenSecret()
+	if err != nil {
+		return err
+	}
+	if s.producer, err = processors.NewProducer(s.runtimeOpts("edge")...); err != nil {
+		return fmt.Errorf("edge producer: %w", err)
+	}
+	if s.states, err = newStateView(s.codec, s.runtimeOpts("edge-view")...); err != nil {
+		return err
+	}
+	s.spawn("session-state view", s.states.Run)
+	replies, err := newQualityReplies(s.codec, s.runtimeOpts("edge-replies")...)
+	if err != nil {
+		return err
+	}
+	s.spawn("quality replies", replies.Run)
+	spec, err := idstream.OpenAPIJSON()
+	if err != nil {
+		return fmt.Errorf("openapi: %w", err)
+	}
+	s.edge, err = edge.New(edge.Config{
+		Tenants:        tenants,
+		Publisher:      s.producer,
+		Encoder:        s.codec,
+		Sessions:       s.states,
+		QualityReplies: replies,
+		Blobs:          blobs,
+		Flows:          flows,
+		TokenSecret:    secret,
+		QualityBudget:  s.cfg.QualityBudget,
+		Logger:         s.log.With("component", "edge"),
+		Registerer:     s.reg,
+		Gatherer:       s.reg,
+		Ready:          s.states.Ready,
+		OpenAPIJSON:    spec,
+	})
+	if err != nil {
+		return fmt.Errorf("edge: %w", err)
+	}
+	ln, err := net.Listen("tcp", s.cfg.EdgeAddr)
+	if err != nil {
+		return fmt.Errorf("edge listen: %w", err)
+	}
+	s.edgeLn, s.edgeAddr = ln, ln.Addr().String()
+	s.spawn("edge", func(context.Context) error { return s.edge.Listener(ln) })
+	return nil
+}
+
+// loadTenants reads --tenants, or in dev creates (once) the sandbox tenant.
+func (s *Service) loadTenants() (*tenant.Registry, error) {
+	if s.cfg.TenantsFile != "" {
+		reg, err := tenant.Load(s.cfg.TenantsFile)
+		if err != nil {
+			return nil, fmt.Errorf("tenants: %w", err)
+		}
+		return reg, nil
+	}
+	t, secrets, err := tenant.Sandbox(s.cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox tenant: %w", err)
+	}
+	s.secrets = &secrets
+	return tenant.NewRegistry(t), nil
+}
+
+// tokenSecret is IDSTREAM_TOKEN_SECRET, or a random key kept in the data dir so that sdk
+// tokens and idempotent session ids survive a restart.
+func (s *Service) tokenSecret() ([]byte, error) {
+	if s.cfg.TokenSecret != "" {
+		return []byte(s.cfg.TokenSecret), nil
+	}
+	path := filepath.Join(s.cfg.DataDir, "edge-token-secret")
+	if b, err := os.ReadFile(path); err == nil {
+		return hex.DecodeString(strings.TrimSpace(string(b)))
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(path, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("token secret: %w", err)
+	}
+	return key, nil
+}
+
+// spawn runs fn until the service stops; an error other than cancellation stops the service.
+func (s *Service) spawn(name string, fn func(context.Context) error) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		err := fn(s.ctx)
+		if err != nil && !errors.Is(err, context.Canceled) && s.ctx.Err() == nil {
+			s.log.Error("component stopped", "component", name, "err", err)
+			s.errMu.Lock()
+			if s.err == nil {
+				s.err = fmt.Errorf("%s: %w", name, err)
+			}
+			s.errMu.Unlock()
+			s.cancel()
+		}
+	}()
+}
+
+// Done is closed when the service stops, by Close or because a component failed.
+func (s *Service) Done() <-chan struct{} { return s.ctx.Done() }
+
+// Err is the first component failure, if any.
+func (s *Service) Err() error {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	return s.err
+}
+
+// Close stops every component gracefully and then the embedded broker.
+func (s *Service) Close() {
+	if s.edge != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = s.edge.Shutdown(ctx)
+		cancel()
+		_ = s.edgeLn.Close() // in case Shutdown ran before the server started serving
+	}
+	s.cancel()
+	s.wg.Wait()
+	if s.producer != nil {
+		s.producer.Close()
+	}
+	if s.broker != nil {
+		s.broker.Close()
+	}
+}
+
+// groupsFor validates a list of group names.
+func groupsFor(names []string) ([]string, error) {
+	for _, n := range names {
+		if !slices.Contains(allGroups, n) {
+			return nil, fmt.Errorf("unknown group %q (known: %s)", n, strings.Join(allGroups, ", "))
+		}
+	}
+	return names, nil
+}

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/schemas"
+)
+
+// stateView is the edge's read model of sessions: the compacted session-state topic,
+// materialised in memory, plus the sessions this process opened that the session group has
+// not folded yet (so a client can use a session the moment Session Init answers).
+// Safe for concurrent use.
+type stateView struct {
+	codec *schemas.Codec
+	view  *processors.View
+
+	mu          sync.Mutex
+	provisional map[string]provisionalState
+}
+
+type provisionalState struct {
+	state *schemas.SessionState
+	added time.Time
+}
+
+// provisionalTTL bounds how long a just-opened session is served from memory; the session
+// group folds it within milliseconds unless it is down.
+const provisionalTTL = 10 * time.Minute
+
+func newStateView(codec *schemas.Codec, opts ...processors.Option) (*stateView, error) {
+	v := &stateView{codec: codec, provisional: map[string]provisionalState{}}
+	view, err := processors.NewView(schemas.TopicSessionState, append(opts, processors.WithOnUpdate(v.forget))...)
+	if err != nil {
+		return nil, fmt.Errorf("session-state view: %w", err)
+	}
+	v.view = view
+	return v, nil
+}
+
+// Run consumes the state topic until ctx ends.
+func (v *stateView) Run(ctx context.Context) error { return v.view.Run(ctx) }
+
+// Ready is true once the view has caught up with the topic.
+func (v *stateView) Ready() bool { return v.view.Ready() }
+
+// forget drops the provisional entry once the real state (or its tombstone) arrives.
+func (v *stateView) forget(key string, _ []byte) {
+	v.mu.Lock()
+	delete(v.provisional, key)
+	v.mu.Unlock()
+}
+
+// Opened records a session this process has just opened (edge.SessionRecorder).
+func (v *stateView) Opened(st *schemas.SessionState) {
+	now := time.Now()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if _, ok := v.view.Get(st.Envelope.SessionID); ok {
+		return
+	}
+	for id, p := range v.provisional {
+		if now.Sub(p.added) > provisionalTTL {
+			delete(v.provisional, id)
+		}
+	}
+	v.provisional[st.Envelope.SessionID] = provisionalState{state: st, added: now}
+}
+
+func (v *stateView) decode(b []byte) (*schemas.SessionState, error) {
+	var st schemas.SessionState
+	if err := v.codec.Decode(schemas.TopicSessionState, b, &st); err != nil {
+		return nil, fmt.Errorf("decode session state: %w", err)
+	}
+	return &st, nil
+}
+
+// Get returns the latest state of a session.
+func (v *stateView) Get(_ context.Context, id string) (*schemas.SessionState, bool, error) {
+	if b, ok := v.view.Get(id); ok {
+		st, err := v.decode(b)
+		return st, err == nil, err
+	}
+	v.mu.Lock()
+	p, ok := v.provisional[id]
+	v.mu.Unlock()
+	if ok {
+		return p.state, true, nil
+	}
+	return nil, false, nil
+}
+
+// Wait blocks until pred holds for the session's state (as stored in the topic) or ctx ends.
+func (v *stateView) Wait(ctx context.Context, id string, pred func(*schemas.SessionState) bool) (*schemas.SessionState, error) {
+	var last *schemas.SessionState
+	_, _, err := v.view.Wait(ctx, id, func(b []byte, ok bool) bool {
+		if !ok {
+			return pred(nil)
+		}
+		st, err := v.decode(b)
+		if err != nil {
+			return false
+		}
+		last = st
+		return pred(st)
+	})
+	return last, err
+}
+
+// Range calls fn for every known session state until fn returns false.
+func (v *stateView) Range(fn func(*schemas.SessionState) bool) {
+	v.view.Range(func(_ string, b []byte) bool {
+		st, err := v.decode(b)
+		if err != nil {
+			return true
+		}
+		return fn(st)
+	})
+}
+
+// qualityReplies delivers quality-gate answers to the edge requests waiting for them,
+// correlated by capture id. Answers that arrive before anyone waits are kept briefly.
+// Safe for concurrent use.
+type qualityReplies struct {
+	codec *schemas.Codec
+	tail  *processors.Tail
+
+	mu      sync.Mutex
+	recent  map[string]recentReply
+	waiters map[string][]chan *schemas.QualityAssessed
+}
+
+type recentReply struct {
+	q  *schemas.QualityAssessed
+	at time.Time
+}
+
+// replyTTL bounds how long an unclaimed answer is kept.
+const replyTTL = 2 * time.Minute
+
+func newQualityReplies(codec *schemas.Codec, opts ...processors.Option) (*qualityReplies, error) {
+	r := &qualityReplies{codec: codec, recent: map[string]recentReply{}, waiters: map[string][]chan *schemas.QualityAssessed{}}
+	tail, err := processors.NewTail(schemas.TopicQuality, r.deliver, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("quality replies: %w", err)
+	}
+	r.tail = tail
+	return r, nil
+}
+
+// Run consumes quality answers until ctx ends.
+func (r *qualityReplies) Run(ctx context.Context) error { return r.tail.Run(ctx) }
+
+func (r *qualityReplies) deliver(rec *processors.Record) {
+	var q schemas.QualityAssessed
+	if err := r.codec.Decode(rec.Topic, rec.Value, &q); err != nil {
+		return
+	}
+	now := time.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, ch := range r.waiters[q.CaptureID] {
+		ch <- &q
+	}
+	delete(r.waiters, q.CaptureID)
+	for id, old := range r.recent {
+		if now.Sub(old.at) > replyTTL {
+			delete(r.recent, id)
+		}
+	}
+	r.recent[q.CaptureID] = recentReply{q: &q, at: now}
+}
+
+// Wait returns the gate's answer for captureID, or ctx's error when the budget runs out.
+func (r *qualityReplies) Wait(ctx context.Context, captureID string) (*schemas.QualityAssessed, error) {
+	ch := make(chan *schemas.QualityAssessed, 1)
+	r.mu.Lock()
+	if got, ok := r.recent[captureID]; ok {
+		r.mu.Unlock()
+		return got.q, nil
+	}
+	r.waiters[captureID] = append(r.waiters[captureID], ch)
+	r.mu.Unlock()
+	select {
+	case q := <-ch:
+		return q, nil
+	case <-ctx.Done():
+		r.mu.Lock()
+		ws := r.waiters[captureID]
+		for i, w := range ws {
+			if w == ch {
+				r.waiters[captureID] = append(ws[:i], ws[i+1:]...)
+				break
+			}
+		}
+		if len(r.waiters[captureID]) == 0 {
+			delete(r.waiters, captureID)
+		}
+		r.mu.Unlock()
+		return nil, ctx.Err()
+	}
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs what idstream needs on Debian 12 and is idempotent: a second run installs nothing.
+# Debian packages (PLATFORM.md): OpenCV and Tesseract for the vision steps, ClickHouse for the
+# sinks, openjpeg for chip photos, fonts for generated test documents, kcat as a second Kafka
+# client. Uses sudo when not root. Set IDSTREAM_SKIP_APT=1 to skip the system packages.
+set -euo pipefail
+
+packages=(
+  pkg-config
+  libopencv-dev opencv-data
+  libtesseract-dev libleptonica-dev tesseract-ocr-eng tesseract-ocr-vie tesseract-ocr-script-viet
+  clickhouse-server clickhouse-client
+  libopenjp2-tools
+  fonts-dejavu-core fonts-ocr-b
+  kcat unzip
+)
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${IDSTREAM_SKIP_APT:-}" != "1" ] && [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "deps: system packages present"
+fi
+
+if ! command -v go >/dev/null 2>&1; then
+  echo "deps: Go 1.26 is required (https://go.dev/dl/); it is not installed" >&2
+  exit 1
+fi
+
+# Go modules, so that the build and the tests do not fetch while they run.
+go mod download
+
+# Model files for the vision steps (face detection, embedding, liveness; OCR-B for MRZs).
+"$(dirname "$0")/models.sh"
