@@ -178,7 +178,7 @@ func loadPolicy(path string, flows flow.Set) (decision.Policy, error) {
 func (s *Service) runtimeOpts(group string) []processors.Option {
 	return []processors.Option{
 		processors.WithBrokers(s.brokers),
-		processors.WithLogger(s.log.With("group", group)),
+		processors.WithLogger(s.log),
 		processors.WithMetrics(s.metrics),
 		processors.WithClientID("idstream-" + group),
 		processors.WithKgoOpts(s.kgoOpts...),

@@ -35,7 +35,8 @@ func isCanonical(name string) bool { return slices.Contains(canonicalFields(), n
 // of its documents, in step order), MRZ (the chip's DG1, else the first document MRZ) and
 // chip (the chip's fields). For each field the value is taken from chip, else MRZ, else
 // OCR; Sources lists, in the order ocr, mrz, chip, every source that had it. Values are
-// compared after trimming, collapsing spaces and upper-casing (no diacritics folding); dates
+// compared after trimming, collapsing spaces and upper-casing (no diacritics folding, except
+// against the MRZ, which has none: see agree); dates
 // are normalised to YYYY-MM-DD, sex to M|F|X and Vietnamese nationality to VNM. Each field
 // seen in two or more sources yields a check "data.<field>_consistency": fail with reason
 // data_mismatch when the sources disagree, pass otherwise. OCR fields with other names go to
@@ -117,8 +118,8 @@ func Reconcile(st *schemas.SessionState) (*schemas.Extracted, []schemas.Check) {
 			continue
 		}
 		c := schemas.Check{Name: "data." + field + "_consistency", Status: schemas.CheckPass, Source: Producer}
-		for _, n := range norms[1:] {
-			if n != norms[0] {
+		for i, n := range norms[1:] {
+			if !agree(sources[0], norms[0], sources[i+1], n) {
 				c.Status = schemas.CheckFail
 				code := ReasonDataMismatch
 				detail := fmt.Sprintf("The %s read from %s does not agree.", field, strings.Join(sources, ", "))
@@ -267,4 +268,64 @@ func setField(ex *schemas.Extracted, field, v string) {
 	case "expiry_date":
 		ex.ExpiryDate = p
 	}
+}
+
+// agree reports whether two normalised values of a field from sources a and b agree. The MRZ
+// alphabet has no diacritics and a bounded length, so a value compared with an MRZ value is
+// folded to that alphabet first (NGUYỄN VĂN A = NGUYEN<VAN<A), and an MRZ value that fills
+// its field may be a truncation of the other. Other sources must agree exactly.
+func agree(a, va, b, vb string) bool {
+	if a != SourceMRZ && b != SourceMRZ {
+		return va == vb
+	}
+	fa, fb := mrzFold(va), mrzFold(vb)
+	if fa == fb {
+		return true
+	}
+	m, o := fa, fb
+	if b == SourceMRZ {
+		m, o = fb, fa
+	}
+	return len(m) >= mrzTruncatedLen && strings.HasPrefix(o, m)
+}
+
+// mrzTruncatedLen is the length from which an MRZ name may have been cut to fit its field.
+const mrzTruncatedLen = 26
+
+// baseLetter maps an upper-case letter with Vietnamese diacritics to its base letter.
+func baseLetter(r rune) rune {
+	for _, g := range [...]struct {
+		base    rune
+		letters string
+	}{
+		{'A', "ÀÁẢÃẠĂẰẮẲẴẶÂẦẤẨẪẬ"}, {'E', "ÈÉẺẼẸÊỀẾỂỄỆ"}, {'I', "ÌÍỈĨỊ"},
+		{'O', "ÒÓỎÕỌÔỒỐỔỖỘƠỜỚỞỠỢ"}, {'U', "ÙÚỦŨỤƯỪỨỬỮỰ"}, {'Y', "ỲÝỶỸỴ"}, {'D', "Đ"},
+	} {
+		if strings.ContainsRune(g.letters, r) {
+			return g.base
+		}
+	}
+	return r
+}
+
+// mrzFold writes an upper-cased value in the MRZ alphabet: base letters and digits, every
+// other character a single space.
+func mrzFold(v string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.ToUpper(v) {
+		if r > 0x7f {
+			r = baseLetter(r)
+		}
+		if (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+			space = false
+			continue
+		}
+		if !space && b.Len() > 0 {
+			b.WriteByte(' ')
+			space = true
+		}
+	}
+	return strings.TrimSpace(b.String())
 }

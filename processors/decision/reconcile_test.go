@@ -123,3 +123,24 @@ func TestNormalizeDate(t *testing.T) {
 		t.Error("impossible date accepted")
 	}
 }
+
+func TestAgreeAgainstMRZ(t *testing.T) {
+	long := "NGUYỄN THỊ PHƯƠNG THẢO ĐOÀN MINH"
+	tests := []struct {
+		a, va, b, vb string
+		want         bool
+	}{
+		{SourceOCR, "NGUYỄN VĂN A", SourceMRZ, "NGUYEN VAN A", true},
+		{SourceMRZ, "NGUYEN VAN A", SourceChip, "NGUYỄN VĂN A", true},
+		{SourceOCR, "ĐẶNG VĂN B", SourceMRZ, "DANG VAN B", true},
+		{SourceOCR, "NGUYỄN VĂN A", SourceMRZ, "NGUYEN VAN B", false},
+		{SourceOCR, "NGUYỄN VĂN A", SourceChip, "NGUYEN VAN A", false}, // only the MRZ lacks diacritics
+		{SourceChip, long, SourceMRZ, "NGUYEN THI PHUONG THAO DOAN", true},
+		{SourceChip, long, SourceMRZ, "NGUYEN THI", false},
+	}
+	for _, tt := range tests {
+		if got := agree(tt.a, tt.va, tt.b, tt.vb); got != tt.want {
+			t.Errorf("agree(%s %q, %s %q) = %v, want %v", tt.a, tt.va, tt.b, tt.vb, got, tt.want)
+		}
+	}
+}
