@@ -72,8 +72,11 @@ type TickHandler func(ctx context.Context, now time.Time, table Table) ([]Output
 // StatefulGroup declares an exactly-once group (goka's group table): it consumes Inputs,
 // keeps a table in the compacted topic Table (co-partitioned with the inputs: same key, same
 // partition count), and writes outputs, table updates and input offsets in one Kafka
-// transaction. On partition assignment the runtime restores the table's partition from the
-// topic (read_committed, up to the last stable offset) before any record of it is handled.
+// transaction. As soon as a partition is assigned (whether or not input is waiting) the
+// runtime restores the table's partition from the topic, read_committed, up to its last
+// stable offset once no transaction is open on it (so a previous owner's last transaction
+// is committed or aborted first), before any record of the partition is handled and before
+// OnTick sees it.
 type StatefulGroup struct {
 	Name    string
 	Inputs  []string

@@ -1,0 +1,136 @@
+package processors
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+func TestBrokersFromEnv(t *testing.T) {
+	t.Setenv("KAFKA_BROKERS", "")
+	if got := BrokersFromEnv(); got != nil {
+		t.Fatalf("unset: got %v", got)
+	}
+	t.Setenv("KAFKA_BROKERS", " a:1, b:2 ,")
+	got := BrokersFromEnv()
+	if len(got) != 2 || got[0] != "a:1" || got[1] != "b:2" {
+		t.Fatalf("got %v", got)
+	}
+}
+
+func TestEnsureTopics(t *testing.T) {
+	e := startBroker(t)
+	ctx := context.Background()
+	specs := []TopicSpec{
+		{Name: "t.events", Partitions: 3, Retention: time.Hour},
+		{Name: "t.state", Partitions: 3, Compacted: true},
+	}
+	ensure(t, e.Addrs(), specs...)
+	ensure(t, e.Addrs(), specs...) // idempotent
+
+	cl, err := kgo.NewClient(kgo.SeedBrokers(e.Addrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	rcs, err := adm.DescribeTopicConfigs(ctx, "t.state", "t.events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range rcs {
+		want := map[string]string{"t.state": "compact", "t.events": "delete"}[rc.Name]
+		for _, c := range rc.Configs {
+			if c.Key == "cleanup.policy" && c.MaybeValue() != want {
+				t.Errorf("%s cleanup.policy = %q, want %q", rc.Name, c.MaybeValue(), want)
+			}
+			if rc.Name == "t.events" && c.Key == "retention.ms" && c.MaybeValue() != "3600000" {
+				t.Errorf("retention.ms = %q", c.MaybeValue())
+			}
+		}
+	}
+
+	err = EnsureTopics(ctx, e.Addrs(), []TopicSpec{{Name: "t.state", Partitions: 4, Compacted: true}})
+	if !errors.Is(err, ErrPartitionMismatch) {
+		t.Fatalf("want partition mismatch, got %v", err)
+	}
+	if err == nil || !contains(err.Error(), "t.state") {
+		t.Fatalf("error should name the topic: %v", err)
+	}
+	if err := EnsureTopics(ctx, e.Addrs(), []TopicSpec{{Name: "", Partitions: 1}}); err == nil {
+		t.Fatal("empty name accepted")
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
+
+// TestEmbeddedPersistence restarts the broker on the same data dir: topics, records and
+// committed group offsets survive.
+func TestEmbeddedPersistence(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	e, err := StartEmbedded(WithDataDir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := e.Addrs()[0]
+	ensure(t, e.Addrs(), TopicSpec{Name: "p.topic", Partitions: 2})
+	p, err := NewProducer(testOpts(e.Addrs())...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Produce(ctx, Output{Topic: "p.topic", Key: []byte("k"), Value: []byte("v1")},
+		Output{Topic: "p.topic", Key: []byte("k2"), Value: []byte("v2")}); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(e.Addrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	adm := kadm.NewClient(cl)
+	offs := kadm.Offsets{}
+	offs.Add(kadm.Offset{Topic: "p.topic", Partition: 0, At: 1, LeaderEpoch: -1})
+	if err := adm.CommitAllOffsets(ctx, "p.group", offs); err != nil {
+		t.Fatal(err)
+	}
+	cl.Close()
+	e.Close()
+
+	e2, err := StartEmbedded(WithDataDir(dir), WithListenAddr(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	if got := e2.Addrs()[0]; got != addr {
+		t.Fatalf("listen addr %s, want %s", got, addr)
+	}
+	if recs := readAll(t, e2.Addrs(), "p.topic"); len(recs) != 2 {
+		t.Fatalf("after restart: %d records, want 2", len(recs))
+	}
+	cl2, err := kgo.NewClient(kgo.SeedBrokers(e2.Addrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl2.Close()
+	fetched, err := kadm.NewClient(cl2).FetchOffsets(ctx, "p.group")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, ok := fetched.Lookup("p.topic", 0); !ok || o.At != 1 {
+		t.Fatalf("committed offset after restart = %+v (ok %v), want 1", o, ok)
+	}
+}

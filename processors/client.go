@@ -1,0 +1,237 @@
+package processors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// ErrKilled is returned by Run after Kill simulated a crash.
+var ErrKilled = errors.New("processors: member killed")
+
+// Default retry policy for handler errors.
+const (
+	defaultAttempts   = 5
+	defaultBackoff    = 100 * time.Millisecond
+	maxBackoffFactor  = 32
+	absoluteMaxBackof = 10 * time.Second
+)
+
+// Option configures a Producer, Runner, StatefulRunner, View or Tail.
+type Option func(*config)
+
+type config struct {
+	brokers  []string
+	logger   *slog.Logger
+	metrics  *Metrics
+	attempts int
+	backoff  time.Duration
+	kgoOpts  []kgo.Opt
+	clientID string
+	onUpdate func(key string, value []byte)
+	txnID    string
+}
+
+func newConfig(opts []Option) (config, error) {
+	c := config{
+		logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+		attempts: defaultAttempts,
+		backoff:  defaultBackoff,
+		clientID: "idstream",
+	}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	if len(c.brokers) == 0 {
+		return c, errors.New("processors: no brokers configured (use WithBrokers)")
+	}
+	if c.attempts < 1 {
+		return c, fmt.Errorf("processors: retry attempts must be >= 1, got %d", c.attempts)
+	}
+	if c.backoff < 0 {
+		return c, fmt.Errorf("processors: retry backoff must be >= 0, got %v", c.backoff)
+	}
+	return c, nil
+}
+
+// WithBrokers sets the seed brokers ("host:port"). Required.
+func WithBrokers(brokers []string) Option {
+	return func(c *config) { c.brokers = append([]string(nil), brokers...) }
+}
+
+// WithLogger sets the logger (default: discard). The runtime never logs record keys or values.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l != nil {
+			c.logger = l
+		}
+	}
+}
+
+// WithMetrics records metrics into m (default: none).
+func WithMetrics(m *Metrics) Option { return func(c *config) { c.metrics = m } }
+
+// WithRetry sets how often a failing handler is tried (attempts >= 1, default 5) and the
+// first backoff between tries (default 100ms), doubling each time and capped at 32× the
+// initial backoff (at most 10s).
+func WithRetry(attempts int, initialBackoff time.Duration) Option {
+	return func(c *config) { c.attempts, c.backoff = attempts, initialBackoff }
+}
+
+// WithKgoOpts appends raw franz-go options (tests pass kgo.FetchMaxWait(250ms)). They are
+// applied after the runtime's own options and may override them; do not override the
+// partitioner.
+func WithKgoOpts(opts ...kgo.Opt) Option {
+	return func(c *config) { c.kgoOpts = append(c.kgoOpts, opts...) }
+}
+
+// WithClientID sets the Kafka client id (default "idstream").
+func WithClientID(id string) Option { return func(c *config) { c.clientID = id } }
+
+// KeyPartitioner is the partitioner every client of the project uses: murmur2 of the key,
+// modulo the partition count (Kafka's default), so that records with the same key land on
+// the same partition number in every topic with the same partition count.
+func KeyPartitioner() kgo.Partitioner { return kgo.StickyKeyPartitioner(nil) }
+
+// baseOpts returns the kgo options shared by every client, followed by extra and the user's.
+func (c *config) baseOpts(extra ...kgo.Opt) []kgo.Opt {
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(c.brokers...),
+		kgo.ClientID(c.clientID),
+		kgo.RecordPartitioner(KeyPartitioner()),
+	}
+	opts = append(opts, extra...)
+	return append(opts, c.kgoOpts...)
+}
+
+// backoffFor returns the wait before try number attempt+1 (attempt counts from 1).
+func (c *config) backoffFor(attempt int) time.Duration {
+	d := c.backoff
+	limit := c.backoff * maxBackoffFactor
+	if limit > absoluteMaxBackof {
+		limit = absoluteMaxBackof
+	}
+	for i := 1; i < attempt && d < limit; i++ {
+		d *= 2
+	}
+	if d > limit {
+		d = limit
+	}
+	return d
+}
+
+// sleepCtx waits d or until ctx ends, returning ctx's error in the latter case.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// killSwitch is a dialer that can sever every connection it made and refuse new ones; it
+// lets Kill simulate a crashed process: nothing more reaches the brokers.
+type killSwitch struct {
+	mu     sync.Mutex
+	killed bool
+	conns  map[net.Conn]struct{}
+	dialer net.Dialer
+}
+
+func newKillSwitch() *killSwitch { return &killSwitch{conns: make(map[net.Conn]struct{})} }
+
+func (k *killSwitch) dial(ctx context.Context, network, host string) (net.Conn, error) {
+	k.mu.Lock()
+	if k.killed {
+		k.mu.Unlock()
+		return nil, ErrKilled
+	}
+	k.mu.Unlock()
+	conn, err := k.dialer.DialContext(ctx, network, host)
+	if err != nil {
+		return nil, err
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.killed {
+		conn.Close()
+		return nil, ErrKilled
+	}
+	k.conns[conn] = struct{}{}
+	return conn, nil
+}
+
+func (k *killSwitch) kill() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.killed = true
+	for c := range k.conns {
+		c.Close()
+	}
+	k.conns = nil
+}
+
+func (k *killSwitch) isKilled() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.killed
+}
+
+func toKgoHeaders(hs []Header) []kgo.RecordHeader {
+	if len(hs) == 0 {
+		return nil
+	}
+	out := make([]kgo.RecordHeader, len(hs))
+	for i, h := range hs {
+		out[i] = kgo.RecordHeader{Key: h.Key, Value: h.Value}
+	}
+	return out
+}
+
+func fromKgoRecord(r *kgo.Record) *Record {
+	rec := &Record{
+		Topic:     r.Topic,
+		Partition: r.Partition,
+		Offset:    r.Offset,
+		Key:       r.Key,
+		Value:     r.Value,
+		Timestamp: r.Timestamp,
+	}
+	if len(r.Headers) > 0 {
+		rec.Headers = make([]Header, len(r.Headers))
+		for i, h := range r.Headers {
+			rec.Headers[i] = Header{Key: h.Key, Value: h.Value}
+		}
+	}
+	return rec
+}
+
+func toKgoRecord(o Output) (*kgo.Record, error) {
+	if o.Topic == "" {
+		return nil, errors.New("processors: output without a topic")
+	}
+	return &kgo.Record{Topic: o.Topic, Key: o.Key, Value: o.Value, Headers: toKgoHeaders(o.Headers)}, nil
+}
+
+// WithTransactionalID sets the transactional id of a StatefulRunner (default: the group
+// name and a random suffix). Give each member of a deployment a stable id of its own (e.g.
+// "session-" + pod name): a member restarted with the id of a crashed one fences the crashed
+// one's open transaction as soon as it starts, instead of waiting for the broker to abort it
+// when the transaction timeout passes. Two live members must never share an id: the newer
+// one fences the older.
+func WithTransactionalID(id string) Option { return func(c *config) { c.txnID = id } }

@@ -1,0 +1,282 @@
+package processors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// DLQSuffix is appended to a topic's name to form its dead-letter topic.
+const DLQSuffix = ".dlq"
+
+// Dead-letter headers added to a record sent to "<topic>.dlq".
+const (
+	HeaderError             = "error"
+	HeaderGroup             = "group"
+	HeaderAttempts          = "attempts"
+	HeaderOriginalTopic     = "original-topic"
+	HeaderOriginalPartition = "original-partition"
+	HeaderOriginalOffset    = "original-offset"
+)
+
+// Runner runs a stateless Group at least once: a record's outputs are acknowledged before
+// its offset is committed; records of one partition are handled in order, partitions of a
+// poll concurrently. Run once per Runner; Kill may be called from any goroutine.
+type Runner struct {
+	g    Group
+	cfg  config
+	cl   *kgo.Client
+	ks   *killSwitch
+	stop context.CancelFunc // cancels the processing context (Kill)
+	proc context.Context
+}
+
+// NewRunner validates g and creates its consumer-group client. Returns an error when the
+// group has no name, inputs or handler, or when no brokers are configured.
+func NewRunner(g Group, opts ...Option) (*Runner, error) {
+	if g.Name == "" || len(g.Inputs) == 0 || g.Handler == nil {
+		return nil, errors.New("new runner: group needs a name, inputs and a handler")
+	}
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, fmt.Errorf("new runner %s: %w", g.Name, err)
+	}
+	ks := newKillSwitch()
+	proc, stop := context.WithCancel(context.Background())
+	cl, err := kgo.NewClient(cfg.baseOpts(
+		kgo.WithContext(proc),
+		kgo.Dialer(ks.dial),
+		kgo.ConsumerGroup(g.Name),
+		kgo.ConsumeTopics(g.Inputs...),
+		kgo.DisableAutoCommit(),
+		kgo.BlockRebalanceOnPoll(),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+	)...)
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("new runner %s: %w", g.Name, err)
+	}
+	return &Runner{g: g, cfg: cfg, cl: cl, ks: ks, stop: stop, proc: proc}, nil
+}
+
+// Run consumes until ctx ends (then it finishes the records in hand, commits them and leaves
+// the group, returning nil) or a fatal error (an output or dead letter that cannot be
+// produced, a commit failure). After Kill it returns ErrKilled.
+func (r *Runner) Run(ctx context.Context) error {
+	defer r.stop()
+	for {
+		if ctx.Err() != nil {
+			return r.shutdown()
+		}
+		fetches := r.cl.PollRecords(ctx, 10000)
+		if r.ks.isKilled() {
+			return ErrKilled
+		}
+		if fetches.IsClientClosed() {
+			return fmt.Errorf("runner %s: client closed", r.g.Name)
+		}
+		fetches.EachError(func(t string, p int32, err error) {
+			if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+				r.cfg.logger.Warn("fetch error", "group", r.g.Name, "topic", t, "partition", p, "err", err)
+			}
+		})
+		r.cfg.metrics.observeLag(r.g.Name, fetches)
+		offsets, err := r.processBatch(fetches)
+		if r.ks.isKilled() {
+			return ErrKilled
+		}
+		if len(offsets) > 0 {
+			// Commit with a context of our own: a shutdown must still commit what was done.
+			cctx, cancel := context.WithTimeout(r.proc, 30*time.Second)
+			var cerr error
+			r.cl.CommitOffsetsSync(cctx, offsets, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, e error) {
+				cerr = e
+				if e != nil || resp == nil {
+					return
+				}
+				for _, t := range resp.Topics {
+					for _, p := range t.Partitions {
+						if perr := kerr.ErrorForCode(p.ErrorCode); perr != nil && cerr == nil {
+							cerr = fmt.Errorf("%s/%d: %w", t.Topic, p.Partition, perr)
+						}
+					}
+				}
+			})
+			cancel()
+			if cerr != nil && err == nil {
+				err = fmt.Errorf("runner %s: commit: %w", r.g.Name, cerr)
+			}
+		}
+		r.cl.AllowRebalance()
+		if err != nil {
+			if r.ks.isKilled() {
+				return ErrKilled
+			}
+			r.cl.Close()
+			return err
+		}
+	}
+}
+
+// shutdown leaves the group cleanly.
+func (r *Runner) shutdown() error {
+	if r.ks.isKilled() {
+		return ErrKilled
+	}
+	r.cl.Close()
+	return nil
+}
+
+// processBatch handles every record of fetches, partitions concurrently, and returns the
+// offsets to commit (one past the last record done per partition).
+func (r *Runner) processBatch(fetches kgo.Fetches) (map[string]map[int32]kgo.EpochOffset, error) {
+	type result struct {
+		topic string
+		part  int32
+		off   kgo.EpochOffset
+		done  bool
+		err   error
+	}
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		results []result
+	)
+	fetches.EachPartition(func(p kgo.FetchTopicPartition) {
+		if len(p.Records) == 0 {
+			return
+		}
+		wg.Add(1)
+		go func(p kgo.FetchTopicPartition) {
+			defer wg.Done()
+			res := result{topic: p.Topic, part: p.Partition}
+			for _, kr := range p.Records {
+				if err := r.handleOne(kr); err != nil {
+					res.err = err
+					break
+				}
+				res.off = kgo.EpochOffset{Epoch: kr.LeaderEpoch, Offset: kr.Offset + 1}
+				res.done = true
+			}
+			mu.Lock()
+			results = append(results, res)
+			mu.Unlock()
+		}(p)
+	})
+	wg.Wait()
+	offsets := make(map[string]map[int32]kgo.EpochOffset)
+	var errs []error
+	for _, res := range results {
+		if res.err != nil {
+			errs = append(errs, res.err)
+		}
+		if !res.done {
+			continue
+		}
+		if offsets[res.topic] == nil {
+			offsets[res.topic] = make(map[int32]kgo.EpochOffset)
+		}
+		offsets[res.topic][res.part] = res.off
+	}
+	return offsets, errors.Join(errs...)
+}
+
+// handleOne runs the handler with retries and produces its outputs, or the dead letter.
+// It returns an error only when producing fails (fatal) or the runner was killed.
+func (r *Runner) handleOne(kr *kgo.Record) error {
+	rec := fromKgoRecord(kr)
+	outs, attempts, herr := callWithRetry(r.proc, &r.cfg, r.g.Name, rec, func(ctx context.Context) ([]Output, error) {
+		return r.g.Handler(ctx, rec)
+	})
+	if r.proc.Err() != nil {
+		return ErrKilled
+	}
+	var recs []*kgo.Record
+	if herr != nil {
+		r.cfg.logger.Warn("record dead-lettered", "group", r.g.Name, "topic", rec.Topic,
+			"partition", rec.Partition, "offset", rec.Offset, "attempts", attempts, "err", herr)
+		recs = []*kgo.Record{deadLetter(r.g.Name, kr, attempts, herr)}
+	} else {
+		for _, o := range outs {
+			kr, err := toKgoRecord(o)
+			if err != nil {
+				return fmt.Errorf("runner %s: handler output for %s/%d@%d: %w", r.g.Name, rec.Topic, rec.Partition, rec.Offset, err)
+			}
+			recs = append(recs, kr)
+		}
+	}
+	if len(recs) > 0 {
+		if err := r.cl.ProduceSync(r.proc, recs...).FirstErr(); err != nil {
+			return fmt.Errorf("runner %s: produce outputs of %s/%d@%d: %w", r.g.Name, rec.Topic, rec.Partition, rec.Offset, err)
+		}
+		r.cfg.metrics.countProduced(recs)
+	}
+	if herr != nil {
+		r.cfg.metrics.deadLettered(r.g.Name, rec.Topic)
+	}
+	r.cfg.metrics.recordDone(r.g.Name, rec.Topic)
+	return nil
+}
+
+// Kill simulates a crash: every connection is severed at once, nothing more is produced or
+// committed, and the group is not left (the broker notices the member is gone only when its
+// session times out). Run returns ErrKilled.
+func (r *Runner) Kill() {
+	r.ks.kill()
+	r.stop()
+	r.cl.Close()
+}
+
+// callWithRetry calls fn up to cfg.attempts times with backoff, recording metrics. It
+// returns the outputs, the number of tries made and the last error.
+func callWithRetry(ctx context.Context, cfg *config, group string, rec *Record, fn func(context.Context) ([]Output, error)) ([]Output, int, error) {
+	var err error
+	for attempt := 1; attempt <= cfg.attempts; attempt++ {
+		start := time.Now()
+		var outs []Output
+		outs, err = safeCall(ctx, fn)
+		cfg.metrics.handled(group, rec.Topic, time.Since(start), err)
+		if err == nil {
+			return outs, attempt, nil
+		}
+		if attempt == cfg.attempts {
+			return nil, attempt, err
+		}
+		if sleepCtx(ctx, cfg.backoffFor(attempt)) != nil {
+			return nil, attempt, err
+		}
+	}
+	return nil, cfg.attempts, err
+}
+
+// safeCall turns a handler panic into an error so one bad record cannot crash the process.
+func safeCall(ctx context.Context, fn func(context.Context) ([]Output, error)) (outs []Output, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			outs, err = nil, fmt.Errorf("handler panic: %v", p)
+		}
+	}()
+	return fn(ctx)
+}
+
+// deadLetter builds the "<topic>.dlq" record for kr.
+func deadLetter(group string, kr *kgo.Record, attempts int, herr error) *kgo.Record {
+	hs := append([]kgo.RecordHeader(nil), kr.Headers...)
+	hs = append(hs,
+		kgo.RecordHeader{Key: HeaderError, Value: []byte(herr.Error())},
+		kgo.RecordHeader{Key: HeaderGroup, Value: []byte(group)},
+		kgo.RecordHeader{Key: HeaderAttempts, Value: []byte(strconv.Itoa(attempts))},
+		kgo.RecordHeader{Key: HeaderOriginalTopic, Value: []byte(kr.Topic)},
+		kgo.RecordHeader{Key: HeaderOriginalPartition, Value: []byte(strconv.Itoa(int(kr.Partition)))},
+		kgo.RecordHeader{Key: HeaderOriginalOffset, Value: []byte(strconv.FormatInt(kr.Offset, 10))},
+	)
+	return &kgo.Record{Topic: kr.Topic + DLQSuffix, Key: kr.Key, Value: kr.Value, Headers: hs}
+}

@@ -1,0 +1,169 @@
+package processors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+func TestRunnerAtLeastOnceAndDLQ(t *testing.T) {
+	e := startBroker(t)
+	brokers := e.Addrs()
+	ensure(t, brokers,
+		TopicSpec{Name: "r.in", Partitions: 3},
+		TopicSpec{Name: "r.out", Partitions: 3},
+		TopicSpec{Name: "r.in.dlq", Partitions: 3})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	const n = 60
+	var outs []Output
+	for i := 0; i < n; i++ {
+		v := strconv.Itoa(i)
+		if i == 17 {
+			v = "bad"
+		}
+		outs = append(outs, Output{Topic: "r.in", Key: []byte(fmt.Sprintf("k%d", i%7)), Value: []byte(v)})
+	}
+	p, err := NewProducer(testOpts(brokers)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.Produce(ctx, outs...); err != nil {
+		t.Fatal(err)
+	}
+
+	var seen atomic.Int64
+	done := make(chan struct{})
+	reg := prometheus.NewRegistry()
+	m := NewMetrics(reg)
+	g := Group{
+		Name: "r.group", Inputs: []string{"r.in"}, Outputs: []string{"r.out"},
+		Handler: func(_ context.Context, rec *Record) ([]Output, error) {
+			if string(rec.Value) == "bad" {
+				return nil, errors.New("cannot parse")
+			}
+			if seen.Add(1) == n-1 {
+				close(done)
+			}
+			return []Output{{Topic: "r.out", Key: rec.Key, Value: rec.Value,
+				Headers: []Header{{Key: "src-offset", Value: []byte(strconv.FormatInt(rec.Offset, 10))}}}}, nil
+		},
+	}
+	r, err := NewRunner(g, testOpts(brokers, WithMetrics(m))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	errc := make(chan error, 1)
+	go func() { errc <- r.Run(runCtx) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.Fatal("handler did not see every record")
+	}
+	stop()
+	if err := <-errc; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+
+	got := readAll(t, brokers, "r.out")
+	if len(got) != n-1 {
+		t.Fatalf("out has %d records, want %d", len(got), n-1)
+	}
+	// Per key (hence per partition) order is kept.
+	last := map[string]int{}
+	for _, rec := range got {
+		v, _ := strconv.Atoi(string(rec.Value))
+		if prev, ok := last[string(rec.Key)]; ok && v < prev {
+			t.Fatalf("key %s out of order: %d after %d", rec.Key, v, prev)
+		}
+		last[string(rec.Key)] = v
+	}
+	dlq := readAll(t, brokers, "r.in.dlq")
+	if len(dlq) != 1 || string(dlq[0].Value) != "bad" {
+		t.Fatalf("dlq = %d records", len(dlq))
+	}
+	d := dlq[0]
+	if headerValue(d, HeaderError) != "cannot parse" || headerValue(d, HeaderGroup) != "r.group" ||
+		headerValue(d, HeaderAttempts) != "3" || headerValue(d, HeaderOriginalTopic) != "r.in" ||
+		headerValue(d, HeaderOriginalPartition) == "" || headerValue(d, HeaderOriginalOffset) == "" {
+		t.Fatalf("dlq headers: %+v", d.Headers)
+	}
+	// Every offset was committed: a restart would not reprocess anything.
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	committed, err := adm.FetchOffsets(ctx, "r.group")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends, err := adm.ListEndOffsets(ctx, "r.in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends.Each(func(o kadm.ListedOffset) {
+		c, ok := committed.Lookup("r.in", o.Partition)
+		if !ok || c.At != o.Offset {
+			t.Errorf("partition %d committed %d, end %d", o.Partition, c.At, o.Offset)
+		}
+	})
+	if v := counterValue(t, m.dlq.WithLabelValues("r.group", "r.in")); v != 1 {
+		t.Errorf("dlq metric = %v", v)
+	}
+	if v := counterValue(t, m.records.WithLabelValues("r.group", "r.in")); v != n {
+		t.Errorf("records metric = %v, want %d", v, n)
+	}
+	if v := counterValue(t, m.errors.WithLabelValues("r.group", "r.in")); v != 3 {
+		t.Errorf("errors metric = %v, want 3", v)
+	}
+}
+
+func TestNewRunnerRejectsBadGroup(t *testing.T) {
+	if _, err := NewRunner(Group{Name: "x"}, WithBrokers([]string{"127.0.0.1:1"})); err == nil {
+		t.Fatal("group without inputs accepted")
+	}
+	if _, err := NewRunner(Group{Name: "x", Inputs: []string{"a"}, Handler: func(context.Context, *Record) ([]Output, error) { return nil, nil }}); err == nil {
+		t.Fatal("no brokers accepted")
+	}
+	p, err := NewProducer(WithBrokers([]string{"127.0.0.1:1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.Produce(context.Background(), Output{Key: []byte("k")}); err == nil {
+		t.Fatal("output without topic accepted")
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	c := config{backoff: 100 * time.Millisecond}
+	want := []time.Duration{100, 200, 400, 800, 1600, 3200, 3200}
+	for i, w := range want {
+		if got := c.backoffFor(i + 1); got != w*time.Millisecond {
+			t.Errorf("attempt %d: %v, want %v", i+1, got, w*time.Millisecond)
+		}
+	}
+}
+
+func counterValue(t *testing.T, c prometheus.Counter) float64 {
+	t.Helper()
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetCounter().GetValue()
+}

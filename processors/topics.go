@@ -1,0 +1,104 @@
+package processors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// TopicSpec describes a topic EnsureTopics creates. ReplicationFactor 0 means the broker's
+// default; Retention 0 means the broker's default (ignored for compacted topics).
+type TopicSpec struct {
+	Name              string
+	Partitions        int32
+	ReplicationFactor int16
+	Compacted         bool
+	Retention         time.Duration
+}
+
+// ErrPartitionMismatch is wrapped by EnsureTopics when an existing topic has another
+// partition count than its spec (keys would not be co-partitioned).
+var ErrPartitionMismatch = errors.New("partition count mismatch")
+
+// EnsureTopics creates the missing topics of specs (cleanup.policy=compact for compacted
+// ones, retention.ms for the others) and checks existing ones. It is idempotent. It returns
+// an error naming the topic, wrapping ErrPartitionMismatch, when an existing topic has a
+// different partition count.
+func EnsureTopics(ctx context.Context, brokers []string, specs []TopicSpec) error {
+	if len(brokers) == 0 {
+		return fmt.Errorf("ensure topics: %w", errNoBrokers)
+	}
+	for _, s := range specs {
+		if s.Name == "" || s.Partitions < 1 {
+			return fmt.Errorf("ensure topics: invalid spec %q: name and partitions >= 1 required", s.Name)
+		}
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		return fmt.Errorf("ensure topics: client: %w", err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	for _, s := range specs {
+		if err := ensureTopic(ctx, adm, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func ensureTopic(ctx context.Context, adm *kadm.Client, s TopicSpec) error {
+	check := func() (bool, error) {
+		tds, err := adm.ListTopics(ctx, s.Name)
+		if err != nil {
+			return false, fmt.Errorf("ensure topic %s: list: %w", s.Name, err)
+		}
+		td, ok := tds[s.Name]
+		if !ok || errors.Is(td.Err, kerr.UnknownTopicOrPartition) {
+			return false, nil
+		}
+		if td.Err != nil {
+			return false, fmt.Errorf("ensure topic %s: describe: %w", s.Name, td.Err)
+		}
+		if n := int32(len(td.Partitions)); n != s.Partitions {
+			return true, fmt.Errorf("ensure topic %s: has %d partitions, want %d: %w", s.Name, n, s.Partitions, ErrPartitionMismatch)
+		}
+		return true, nil
+	}
+	exists, err := check()
+	if err != nil || exists {
+		return err
+	}
+	configs := map[string]*string{}
+	if s.Compacted {
+		configs["cleanup.policy"] = kadm.StringPtr("compact")
+	} else {
+		configs["cleanup.policy"] = kadm.StringPtr("delete")
+		if s.Retention > 0 {
+			configs["retention.ms"] = kadm.StringPtr(strconv.FormatInt(s.Retention.Milliseconds(), 10))
+		}
+	}
+	rf := s.ReplicationFactor
+	if rf == 0 {
+		rf = -1
+	}
+	resp, err := adm.CreateTopic(ctx, s.Partitions, rf, configs, s.Name)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+		return fmt.Errorf("ensure topic %s: create: %w", s.Name, err)
+	}
+	if errors.Is(err, kerr.TopicAlreadyExists) {
+		// Created concurrently by someone else: check it matches.
+		_, err = check()
+		return err
+	}
+	return nil
+}
