@@ -30,6 +30,7 @@ type Config struct {
 	RegistryURL    string        // SCHEMA_REGISTRY_URL: Confluent wire format through a registry
 	TokenSecret    string        // IDSTREAM_TOKEN_SECRET: HMAC key for sdk tokens (dev: generated)
 	Groups         []string      // processor groups to run in this process (dev: all)
+	InstanceID     string        // --instance-id: stable per replica; names its Kafka transactions
 }
 
 // flagSet builds the flags shared by the service commands, with defaults taken from the
@@ -48,6 +49,8 @@ func flagSet(name string, cfg *Config) *flag.FlagSet {
 	str(&cfg.FlowsFile, "flows", "", "flows YAML file overriding the default flows")
 	str(&cfg.PolicyFile, "policy", "", "decision policy YAML file overriding the default policy")
 	str(&cfg.CSCADir, "csca-dir", "", "directory of CSCA certificates and master lists")
+	host, _ := os.Hostname()
+	str(&cfg.InstanceID, "instance-id", host, "stable id of this replica, unique among the replicas of a group; a restarted replica with the same id fences its crashed predecessor's open transaction at once")
 	parts, _ := strconv.Atoi(envOr("partitions", "6"))
 	fs.IntVar(&cfg.Partitions, "partitions", parts, "partitions per topic (env IDSTREAM_PARTITIONS)")
 	budget, err := time.ParseDuration(envOr("quality-budget", "1500ms"))

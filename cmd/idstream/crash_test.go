@@ -24,10 +24,10 @@ import (
 func crashClientOpts() []kgo.Opt {
 	return []kgo.Opt{
 		kgo.FetchMaxWait(250 * time.Millisecond),
-		kgo.SessionTimeout(6 * time.Second),
-		kgo.HeartbeatInterval(500 * time.Millisecond),
+		kgo.SessionTimeout(1500 * time.Millisecond),
+		kgo.HeartbeatInterval(150 * time.Millisecond),
 		kgo.RebalanceTimeout(3 * time.Second),
-		kgo.TransactionTimeout(6 * time.Second),
+		kgo.TransactionTimeout(2 * time.Second),
 	}
 }
 

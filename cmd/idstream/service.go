@@ -188,6 +188,9 @@ func (s *Service) runtimeOpts(group string) []processors.Option {
 // startGroup starts one processor group by name.
 func (s *Service) startGroup(name string, blobs blob.Store, flows flow.Set) error {
 	opts := s.runtimeOpts(name)
+	if s.cfg.InstanceID != "" {
+		opts = append(opts, processors.WithTransactionalID(name+"-"+s.cfg.InstanceID))
+	}
 	switch name {
 	case "session":
 		r, err := processors.NewStatefulRunner(session.NewGroup(s.codec), opts...)
