@@ -181,8 +181,10 @@ func countDecisions(t *testing.T, brokers []string) map[string]int {
 	idle := 0
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for idle < 4 && ctx.Err() == nil {
-		fs := cl.PollFetches(ctx)
+	for idle < 2 && ctx.Err() == nil {
+		pollCtx, pollCancel := context.WithTimeout(ctx, time.Second) // PollFetches waits for data
+		fs := cl.PollFetches(pollCtx)
+		pollCancel()
 		n := 0
 		fs.EachRecord(func(r *kgo.Record) {
 			n++
