@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/idstream/idstream/processors"
 )
 
 // errUsage is returned after a flag set has printed its own usage.
@@ -58,7 +60,7 @@ func flagSet(name string, cfg *Config) *flag.FlagSet {
 		budget = 1500 * time.Millisecond
 	}
 	fs.DurationVar(&cfg.QualityBudget, "quality-budget", budget, "how long a step waits for the quality gate (env IDSTREAM_QUALITY_BUDGET)")
-	cfg.Brokers = splitList(os.Getenv("KAFKA_BROKERS"))
+	cfg.Brokers = processors.BrokersFromEnv()
 	cfg.RegistryURL = os.Getenv("SCHEMA_REGISTRY_URL")
 	cfg.TokenSecret = os.Getenv("IDSTREAM_TOKEN_SECRET")
 	return fs
@@ -83,14 +85,4 @@ func envOr(flagName, def string) string {
 		return v
 	}
 	return def
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

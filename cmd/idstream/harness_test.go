@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/idstream/idstream/processors"
 )
 
 // testService starts the real wiring (embedded broker unless KAFKA_BROKERS is set, the
@@ -32,7 +34,7 @@ func testService(t testing.TB, groups []string, mutate ...func(*Config)) *Servic
 		Partitions:    3,
 		QualityBudget: 3 * time.Second,
 		Groups:        groups,
-		Brokers:       splitList(os.Getenv("KAFKA_BROKERS")),
+		Brokers:       processors.BrokersFromEnv(),
 	}
 	for _, m := range mutate {
 		m(&cfg)
