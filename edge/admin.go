@@ -158,21 +158,18 @@ func (s *Server) replayWebhooks(c *fiber.Ctx) error {
 	var outs []processors.Output
 	replayed := 0
 	for _, st := range sessions {
-		url := t.WebhookURL
-		if st.WebhookURL != nil && *st.WebhookURL != "" {
-			url = *st.WebhookURL
-		}
+		url := schemas.WebhookTarget(st, t.WebhookURL)
 		if url == "" {
 			continue // nowhere to deliver
 		}
-		body, err := WebhookBody(st, now)
+		body, err := schemas.WebhookBody(st, now)
 		if err != nil {
 			return err
 		}
 		sid := st.Envelope.SessionID
 		d := schemas.WebhookDelivery{
 			Envelope:        s.envelope(sid, t.ID),
-			WebhookID:       "msg_" + st.Decision.DecisionID,
+			WebhookID:       schemas.WebhookID(st.Decision.DecisionID),
 			DecisionEventID: st.Decision.DecisionID,
 			URL:             url,
 			Attempt:         0,

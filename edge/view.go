@@ -1,156 +1,46 @@
 package edge
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/idstream/idstream/schemas"
 )
 
+// The Data Get body and the session-completed webhook body are built in package schemas
+// (schemas/view.go), so that the webhook sink, which may not import the edge, sends exactly
+// the body Data Get answers. These names keep the edge's vocabulary.
+
 // StepPending is the status the Data Get body gives a required step not captured yet.
-const StepPending = "pending"
-
-// SessionView is the Data Get body (API.md, GET /v1/ekyc/sessions/{id}), also the "data" of
-// the session-completed webhook. Build it with DataGetBody; its JSON form depends on whether
-// it is the full view (API key) or the SDK view (session_id, status and steps only).
-type SessionView struct {
-	SessionID   string              `json:"session_id"`
-	Flow        string              `json:"flow"`
-	ReferenceID *string             `json:"reference_id"`
-	Status      string              `json:"status"`
-	CreatedAt   string              `json:"created_at"`
-	ExpiresAt   string              `json:"expires_at"`
-	DecidedAt   *string             `json:"decided_at"`
-	Steps       map[string]StepView `json:"steps"`
-	Decision    *DecisionView       `json:"decision"`
-	Checks      []CheckView         `json:"checks"`
-	Extracted   *schemas.Extracted  `json:"extracted"`
-
-	full bool
-}
-
-// StepView is one entry of SessionView.Steps.
-type StepView struct {
-	Status    string `json:"status"` // pending | submitted | accepted | retake
-	CaptureID string `json:"capture_id,omitempty"`
-}
-
-// DecisionView is SessionView.Decision.
-type DecisionView struct {
-	Outcome       string           `json:"outcome"`
-	PolicyVersion string           `json:"policy_version"`
-	Reasons       []schemas.Reason `json:"reasons"`
-}
-
-// CheckView is one entry of SessionView.Checks.
-type CheckView struct {
-	Name         string   `json:"name"`
-	Status       string   `json:"status"`
-	Score        *float64 `json:"score"`
-	Threshold    *float64 `json:"threshold"`
-	ReasonCode   *string  `json:"reason_code"`
-	ModelVersion *string  `json:"model_version"`
-}
-
-// sdkView is the JSON form of SessionView for an sdk_token.
-type sdkView struct {
-	SessionID string              `json:"session_id"`
-	Status    string              `json:"status"`
-	Steps     map[string]StepView `json:"steps"`
-}
-
-// MarshalJSON writes the full body, or only session_id, status and steps for the SDK view.
-func (v SessionView) MarshalJSON() ([]byte, error) {
-	if !v.full {
-		return json.Marshal(sdkView{SessionID: v.SessionID, Status: v.Status, Steps: v.Steps})
-	}
-	type plain SessionView // drops the method: no recursion
-	return json.Marshal(plain(v))
-}
-
-// Full reports whether v is the full view.
-func (v SessionView) Full() bool { return v.full }
-
-// DataGetBody maps a session state to the Data Get body as of now. full selects the API-key
-// view; otherwise the SDK view. A state still open or capturing at or past its expires_at is
-// reported "expired". decision and extracted stay null until decided; checks lists every
-// check of the state (empty array, never null). st must not be nil.
-func DataGetBody(st *schemas.SessionState, now time.Time, full bool) SessionView {
-	v := SessionView{
-		SessionID:   st.Envelope.SessionID,
-		Flow:        st.Flow,
-		ReferenceID: st.ReferenceID,
-		Status:      EffectiveStatus(st, now),
-		CreatedAt:   rfc3339(st.CreatedAt),
-		ExpiresAt:   rfc3339(st.ExpiresAt),
-		Steps:       make(map[string]StepView, len(st.Steps)+len(st.Captures)),
-		Checks:      make([]CheckView, 0, len(st.Checks)),
-		full:        full,
-	}
-	for _, step := range st.Steps {
-		v.Steps[step] = StepView{Status: StepPending}
-	}
-	for _, cp := range st.Captures {
-		v.Steps[cp.Step] = StepView{Status: cp.Status, CaptureID: cp.CaptureID}
-	}
-	for _, ch := range st.Checks {
-		v.Checks = append(v.Checks, CheckView{
-			Name: ch.Name, Status: ch.Status, Score: ch.Score, Threshold: ch.Threshold,
-			ReasonCode: ch.ReasonCode, ModelVersion: ch.ModelVersion,
-		})
-	}
-	if st.DecidedAt != nil {
-		d := rfc3339(*st.DecidedAt)
-		v.DecidedAt = &d
-	}
-	if d := st.Decision; d != nil {
-		reasons := d.Reasons
-		if reasons == nil {
-			reasons = []schemas.Reason{}
-		}
-		v.Decision = &DecisionView{Outcome: d.Outcome, PolicyVersion: d.PolicyVersion, Reasons: reasons}
-		v.Extracted = d.Extracted
-		if v.DecidedAt == nil && !d.DecidedAt.IsZero() {
-			s := rfc3339(d.DecidedAt)
-			v.DecidedAt = &s
-		}
-	}
-	return v
-}
-
-// EffectiveStatus is the session's status as of now: open or capturing past expires_at is
-// "expired".
-func EffectiveStatus(st *schemas.SessionState, now time.Time) string {
-	switch st.Status {
-	case schemas.StatusOpen, schemas.StatusCapturing, "":
-		if !st.ExpiresAt.IsZero() && !now.Before(st.ExpiresAt) {
-			return schemas.StatusExpired
-		}
-	}
-	if st.Status == "" {
-		return schemas.StatusOpen
-	}
-	return st.Status
-}
+const StepPending = schemas.StepPending
 
 // WebhookEventCompleted is the type of the session-completed webhook.
-const WebhookEventCompleted = "ekyc.session.completed"
+const WebhookEventCompleted = schemas.WebhookEventCompleted
 
-// WebhookBody returns the exact bytes of the session-completed webhook for st:
-// {"type":"ekyc.session.completed","timestamp":<decided_at, or now when unset>,"data":<Data Get body>}.
-// It is deterministic for a decided state, so every replay signs the same body.
+type (
+	// SessionView is the Data Get body; see schemas.SessionView.
+	SessionView = schemas.SessionView
+	// StepView is one entry of SessionView.Steps.
+	StepView = schemas.StepView
+	// DecisionView is SessionView.Decision.
+	DecisionView = schemas.DecisionView
+	// CheckView is one entry of SessionView.Checks.
+	CheckView = schemas.CheckView
+)
+
+// DataGetBody maps a session state to the Data Get body as of now; see schemas.DataGetBody.
+func DataGetBody(st *schemas.SessionState, now time.Time, full bool) SessionView {
+	return schemas.DataGetBody(st, now, full)
+}
+
+// EffectiveStatus is the session's status as of now; see schemas.EffectiveStatus.
+func EffectiveStatus(st *schemas.SessionState, now time.Time) string {
+	return schemas.EffectiveStatus(st, now)
+}
+
+// WebhookBody returns the exact bytes of the session-completed webhook; see
+// schemas.WebhookBody.
 func WebhookBody(st *schemas.SessionState, now time.Time) ([]byte, error) {
-	ts := now
-	if st.DecidedAt != nil {
-		ts = *st.DecidedAt
-	} else if st.Decision != nil && !st.Decision.DecidedAt.IsZero() {
-		ts = st.Decision.DecidedAt
-	}
-	return json.Marshal(struct {
-		Type      string      `json:"type"`
-		Timestamp string      `json:"timestamp"`
-		Data      SessionView `json:"data"`
-	}{WebhookEventCompleted, rfc3339(ts), DataGetBody(st, now, true)})
+	return schemas.WebhookBody(st, now)
 }
 
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -180,6 +180,12 @@ func sample(topic string) any {
 			URL: "https://example.test/hook", Attempt: 3, NotBefore: ms(1_790_000_300), LastStatus: ptr(503),
 			LastError: ptr("service unavailable"), Body: []byte(`{"session_id":"ses_01"}`),
 		}
+	case TopicWebhookAttempts:
+		return &WebhookAttempt{
+			Envelope: sampleEnvelope("webhook"), WebhookID: "msg_dec_1", DecisionEventID: "evt_decision",
+			URL: "https://example.test/hook", Attempt: 2, StatusCode: ptr(503), Error: ptr("status 503"),
+			DurationMS: 125, Outcome: WebhookRetry, AttemptedAt: ms(1_790_000_300), NextAttemptAt: ptr(ms(1_790_000_360)),
+		}
 	case TopicBlocklist:
 		return &BlocklistEntry{
 			Envelope: sampleEnvelope("edge"), EntryID: "blk_1", Kind: "face", ValueHash: ptr("hmac:abcd"),

@@ -53,6 +53,7 @@ func topicSpecs() []topicSpec {
 		{TopicDecisions, "decision.avsc", true, func() any { return new(Decision) }},
 		{TopicWebhookRetry, "webhook_delivery.avsc", false, func() any { return new(WebhookDelivery) }},
 		{TopicWebhookDLQ, "webhook_delivery.avsc", false, func() any { return new(WebhookDelivery) }},
+		{TopicWebhookAttempts, "webhook_attempt.avsc", false, func() any { return new(WebhookAttempt) }},
 		{TopicBlocklist, "blocklist_entry.avsc", true, func() any { return new(BlocklistEntry) }},
 		{TopicConsents, "consent_recorded.avsc", false, func() any { return new(ConsentRecorded) }},
 	}

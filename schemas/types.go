@@ -4,20 +4,21 @@ import "time"
 
 // Topic names. Every topic is keyed by session_id unless its comment says otherwise.
 const (
-	TopicSessions     = "ekyc.sessions.v1"      // SessionEvent
-	TopicCaptures     = "ekyc.captures.v1"      // CaptureSubmitted
-	TopicQuality      = "ekyc.quality.v1"       // QualityAssessed
-	TopicDocuments    = "ekyc.documents.v1"     // DocumentRead
-	TopicChip         = "ekyc.chip.v1"          // ChipVerified
-	TopicLiveness     = "ekyc.liveness.v1"      // LivenessAssessed
-	TopicFacematch    = "ekyc.facematch.v1"     // FacesMatched
-	TopicFraud        = "ekyc.fraud.v1"         // FraudAssessed
-	TopicSessionState = "ekyc.session-state.v1" // SessionState, compacted, tombstone on erasure
-	TopicDecisions    = "ekyc.decisions.v1"     // Decision, compacted: one decision per session
-	TopicWebhookRetry = "ekyc.webhook.retry.v1" // WebhookDelivery
-	TopicWebhookDLQ   = "ekyc.webhook.dlq.v1"   // WebhookDelivery
-	TopicBlocklist    = "ekyc.blocklist.v1"     // BlocklistEntry, compacted, keyed by entry id
-	TopicConsents     = "cmp.consents.v1"       // ConsentRecorded, keyed by tracking_id
+	TopicSessions        = "ekyc.sessions.v1"         // SessionEvent
+	TopicCaptures        = "ekyc.captures.v1"         // CaptureSubmitted
+	TopicQuality         = "ekyc.quality.v1"          // QualityAssessed
+	TopicDocuments       = "ekyc.documents.v1"        // DocumentRead
+	TopicChip            = "ekyc.chip.v1"             // ChipVerified
+	TopicLiveness        = "ekyc.liveness.v1"         // LivenessAssessed
+	TopicFacematch       = "ekyc.facematch.v1"        // FacesMatched
+	TopicFraud           = "ekyc.fraud.v1"            // FraudAssessed
+	TopicSessionState    = "ekyc.session-state.v1"    // SessionState, compacted, tombstone on erasure
+	TopicDecisions       = "ekyc.decisions.v1"        // Decision, compacted: one decision per session
+	TopicWebhookRetry    = "ekyc.webhook.retry.v1"    // WebhookDelivery
+	TopicWebhookDLQ      = "ekyc.webhook.dlq.v1"      // WebhookDelivery
+	TopicWebhookAttempts = "ekyc.webhook.attempts.v1" // WebhookAttempt, one record per delivery attempt
+	TopicBlocklist       = "ekyc.blocklist.v1"        // BlocklistEntry, compacted, keyed by entry id
+	TopicConsents        = "cmp.consents.v1"          // ConsentRecorded, keyed by tracking_id
 )
 
 // Check statuses.
@@ -321,6 +322,30 @@ type WebhookDelivery struct {
 	LastStatus      *int      `avro:"last_status"`
 	LastError       *string   `avro:"last_error"`
 	Body            []byte    `avro:"body"` // the exact payload, so every attempt signs the same bytes
+}
+
+// Webhook attempt outcomes (WebhookAttempt.Outcome).
+const (
+	WebhookDelivered    = "delivered"     // the endpoint answered 2xx
+	WebhookRetry        = "retry"         // failed; another attempt is scheduled at next_attempt_at
+	WebhookDeadLettered = "dead_lettered" // failed on the last attempt; sent to ekyc.webhook.dlq.v1
+	WebhookRefused      = "refused"       // target not allowed (scheme, private address); dead-lettered at once
+)
+
+// WebhookAttempt is one webhook delivery attempt and its outcome (ekyc.webhook.attempts.v1,
+// keyed by session_id). Its envelope's event_id is WebhookID + "/" + Attempt.
+type WebhookAttempt struct {
+	Envelope        Envelope   `avro:"envelope"`
+	WebhookID       string     `avro:"webhook_id"` // the webhook-id header, the same on every attempt
+	DecisionEventID string     `avro:"decision_event_id"`
+	URL             string     `avro:"url"`
+	Attempt         int        `avro:"attempt"`     // 1 for the first attempt
+	StatusCode      *int       `avro:"status_code"` // nil when no response was received
+	Error           *string    `avro:"error"`       // nil on success; no PII
+	DurationMS      int64      `avro:"duration_ms"`
+	Outcome         string     `avro:"outcome"` // delivered | retry | dead_lettered | refused
+	AttemptedAt     time.Time  `avro:"attempted_at"`
+	NextAttemptAt   *time.Time `avro:"next_attempt_at"` // set for outcome retry
 }
 
 // BlocklistEntry is one blocked document number or face (ekyc.blocklist.v1, keyed by entry id).

@@ -19,11 +19,13 @@ type stateView struct {
 	view  *processors.View
 
 	mu          sync.Mutex
-	provisional map[string]provisionalState
+	provisional map[string]*schemas.SessionState
+	opened      []openedAt // provisional ids in the order they were added, for expiry
 }
 
-type provisionalState struct {
-	state *schemas.SessionState
+// openedAt is an id and when it was added, kept in order of addition for expiry.
+type openedAt struct {
+	id    string
 	added time.Time
 }
 
@@ -32,7 +34,7 @@ type provisionalState struct {
 const provisionalTTL = 10 * time.Minute
 
 func newStateView(codec *schemas.Codec, opts ...processors.Option) (*stateView, error) {
-	v := &stateView{codec: codec, provisional: map[string]provisionalState{}}
+	v := &stateView{codec: codec, provisional: map[string]*schemas.SessionState{}}
 	view, err := processors.NewView(schemas.TopicSessionState, append(opts, processors.WithOnUpdate(v.forget))...)
 	if err != nil {
 		return nil, fmt.Errorf("session-state view: %w", err)
@@ -62,12 +64,12 @@ func (v *stateView) Opened(st *schemas.SessionState) {
 	if _, ok := v.view.Get(st.Envelope.SessionID); ok {
 		return
 	}
-	for id, p := range v.provisional {
-		if now.Sub(p.added) > provisionalTTL {
-			delete(v.provisional, id)
-		}
+	for len(v.opened) > 0 && now.Sub(v.opened[0].added) > provisionalTTL {
+		delete(v.provisional, v.opened[0].id)
+		v.opened = v.opened[1:]
 	}
-	v.provisional[st.Envelope.SessionID] = provisionalState{state: st, added: now}
+	v.provisional[st.Envelope.SessionID] = st
+	v.opened = append(v.opened, openedAt{id: st.Envelope.SessionID, added: now})
 }
 
 func (v *stateView) decode(b []byte) (*schemas.SessionState, error) {
@@ -85,10 +87,10 @@ func (v *stateView) Get(_ context.Context, id string) (*schemas.SessionState, bo
 		return st, err == nil, err
 	}
 	v.mu.Lock()
-	p, ok := v.provisional[id]
+	st, ok := v.provisional[id]
 	v.mu.Unlock()
 	if ok {
-		return p.state, true, nil
+		return st, true, nil
 	}
 	return nil, false, nil
 }
@@ -129,20 +131,16 @@ type qualityReplies struct {
 	tail  *processors.Tail
 
 	mu      sync.Mutex
-	recent  map[string]recentReply
+	recent  map[string]*schemas.QualityAssessed
+	arrived []openedAt // recent capture ids in arrival order, for expiry
 	waiters map[string][]chan *schemas.QualityAssessed
-}
-
-type recentReply struct {
-	q  *schemas.QualityAssessed
-	at time.Time
 }
 
 // replyTTL bounds how long an unclaimed answer is kept.
 const replyTTL = 2 * time.Minute
 
 func newQualityReplies(codec *schemas.Codec, opts ...processors.Option) (*qualityReplies, error) {
-	r := &qualityReplies{codec: codec, recent: map[string]recentReply{}, waiters: map[string][]chan *schemas.QualityAssessed{}}
+	r := &qualityReplies{codec: codec, recent: map[string]*schemas.QualityAssessed{}, waiters: map[string][]chan *schemas.QualityAssessed{}}
 	tail, err := processors.NewTail(schemas.TopicQuality, r.deliver, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("quality replies: %w", err)
@@ -166,12 +164,12 @@ func (r *qualityReplies) deliver(rec *processors.Record) {
 		ch <- &q
 	}
 	delete(r.waiters, q.CaptureID)
-	for id, old := range r.recent {
-		if now.Sub(old.at) > replyTTL {
-			delete(r.recent, id)
-		}
+	for len(r.arrived) > 0 && now.Sub(r.arrived[0].added) > replyTTL {
+		delete(r.recent, r.arrived[0].id)
+		r.arrived = r.arrived[1:]
 	}
-	r.recent[q.CaptureID] = recentReply{q: &q, at: now}
+	r.recent[q.CaptureID] = &q
+	r.arrived = append(r.arrived, openedAt{id: q.CaptureID, added: now})
 }
 
 // Wait returns the gate's answer for captureID, or ctx's error when the budget runs out.
@@ -180,7 +178,7 @@ func (r *qualityReplies) Wait(ctx context.Context, captureID string) (*schemas.Q
 	r.mu.Lock()
 	if got, ok := r.recent[captureID]; ok {
 		r.mu.Unlock()
-		return got.q, nil
+		return got, nil
 	}
 	r.waiters[captureID] = append(r.waiters[captureID], ch)
 	r.mu.Unlock()

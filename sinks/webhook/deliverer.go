@@ -1,0 +1,494 @@
+package webhook
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/schemas"
+)
+
+// tenantBusyDelay is how long a due delivery waits when its tenant already has
+// PerTenantConcurrency attempts in flight.
+const tenantBusyDelay = 20 * time.Millisecond
+
+// item is one record of the retry topic, from fetch until finished.
+type item struct {
+	part       int32
+	offset     int64
+	d          schemas.WebhookDelivery
+	due        time.Time
+	index      int  // position in the heap, -1 when not in it
+	inflight   bool // an attempt is running
+	superseded bool // a later attempt of the same webhook is already on the topic
+}
+
+// partState is what the deliverer holds for one owned partition of the retry topic.
+type partState struct {
+	pending  map[int64]*item  // records not finished yet, by offset
+	latest   map[string]*item // newest unfinished retry (attempt > 0) per webhook id
+	next     int64            // offset after the last record ingested; -1 before any
+	inflight sync.WaitGroup
+}
+
+// commitOffset is the offset below which every record is finished.
+func (p *partState) commitOffset() int64 {
+	low := p.next
+	for off := range p.pending {
+		if off < low {
+			low = off
+		}
+	}
+	return low
+}
+
+// deliverer is the delivery group's loop; see the package comment.
+type deliverer struct {
+	s  *Sink
+	cl *kgo.Client
+
+	mu        sync.Mutex
+	parts     map[int32]*partState
+	queue     itemHeap
+	inflight  int
+	perTenant map[string]int
+	committed map[int32]int64
+
+	wake    chan struct{}
+	workers sync.WaitGroup
+	workCtx context.Context // attempts and their produces; outlives Run's ctx for a grace period
+	stop    context.CancelFunc
+}
+
+func newDeliverer(s *Sink) (*deliverer, error) {
+	d := &deliverer{
+		s:         s,
+		parts:     make(map[int32]*partState),
+		perTenant: make(map[string]int),
+		committed: make(map[int32]int64),
+		wake:      make(chan struct{}, 1),
+	}
+	d.workCtx, d.stop = context.WithCancel(context.Background())
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(s.cfg.Brokers...),
+		kgo.ClientID("idstream-" + s.cfg.DeliveryGroup),
+		kgo.ConsumerGroup(s.cfg.DeliveryGroup),
+		kgo.ConsumeTopics(schemas.TopicWebhookRetry),
+		kgo.DisableAutoCommit(),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.OnPartitionsRevoked(d.revoked),
+		kgo.OnPartitionsLost(d.lost),
+	}
+	cl, err := kgo.NewClient(append(opts, s.cfg.KgoOpts...)...)
+	if err != nil {
+		d.stop()
+		return nil, fmt.Errorf("delivery group client: %w", err)
+	}
+	d.cl = cl
+	return d, nil
+}
+
+// run polls the retry topic until ctx ends, then lets the attempts in flight finish (for at
+// most one attempt timeout and a few seconds), commits and leaves the group.
+func (d *deliverer) run(ctx context.Context) error {
+	defer d.stop()
+	var loops sync.WaitGroup
+	loops.Add(2)
+	go func() { defer loops.Done(); d.schedule(ctx) }()
+	go func() { defer loops.Done(); d.commitLoop(ctx) }()
+	var err error
+	for ctx.Err() == nil {
+		fetches := d.cl.PollFetches(ctx)
+		if fetches.IsClientClosed() {
+			err = errors.New("delivery client closed")
+			break
+		}
+		fetches.EachError(func(t string, p int32, ferr error) {
+			if !errors.Is(ferr, context.Canceled) && !errors.Is(ferr, context.DeadlineExceeded) {
+				d.s.log.Warn("webhook delivery: fetch error", "topic", t, "partition", p, "err", ferr)
+			}
+		})
+		fetches.EachRecord(d.ingest)
+		d.signal()
+	}
+	loops.Wait()
+	done := make(chan struct{})
+	go func() { d.workers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d.s.cfg.Timeout + 5*time.Second):
+		d.stop() // unfinished attempts stay uncommitted: re-read after the restart
+		<-done
+	}
+	d.commit(context.Background())
+	d.cl.Close()
+	return err
+}
+
+func (d *deliverer) signal() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// ingest adds one fetched record to its partition's pending set and to the timer heap.
+func (d *deliverer) ingest(kr *kgo.Record) {
+	var del schemas.WebhookDelivery
+	derr := d.s.cfg.Codec.Decode(schemas.TopicWebhookRetry, kr.Value, &del)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st := d.parts[kr.Partition]
+	if st == nil {
+		st = &partState{pending: make(map[int64]*item), latest: make(map[string]*item), next: -1}
+		d.parts[kr.Partition] = st
+	}
+	st.next = kr.Offset + 1
+	if derr != nil {
+		// Not a delivery we can read: nothing to retry. Logged without its content.
+		d.s.log.Error("webhook delivery: undecodable retry record skipped", "partition", kr.Partition, "offset", kr.Offset, "err", derr)
+		return
+	}
+	it := &item{part: kr.Partition, offset: kr.Offset, d: del, due: del.NotBefore, index: -1}
+	if del.Attempt > 0 {
+		if prev := st.latest[del.WebhookID]; prev != nil {
+			if prev.d.Attempt >= del.Attempt {
+				return // a repeat of a retry already pending (a restart re-ran its attempt)
+			}
+			if prev.inflight {
+				prev.superseded = true
+			} else {
+				if prev.index >= 0 {
+					heap.Remove(&d.queue, prev.index)
+				}
+				delete(st.pending, prev.offset)
+			}
+		}
+		st.latest[del.WebhookID] = it
+	}
+	st.pending[it.offset] = it
+	heap.Push(&d.queue, it)
+}
+
+// schedule starts attempts as they fall due, within the global and per-tenant limits.
+func (d *deliverer) schedule(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		d.mu.Lock()
+		wait := time.Hour
+		for d.queue.Len() > 0 && d.inflight < d.s.cfg.Concurrency {
+			now := d.s.cfg.Now()
+			it := d.queue[0]
+			if it.due.After(now) {
+				wait = it.due.Sub(now)
+				break
+			}
+			heap.Pop(&d.queue)
+			if d.perTenant[it.d.Envelope.TenantID] >= d.s.cfg.PerTenantConcurrency {
+				it.due = now.Add(tenantBusyDelay)
+				heap.Push(&d.queue, it)
+				continue
+			}
+			d.dispatch(it)
+		}
+		d.mu.Unlock()
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.wake:
+		case <-timer.C:
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+	}
+}
+
+// dispatch starts the attempt of it. d.mu is held.
+func (d *deliverer) dispatch(it *item) {
+	st := d.parts[it.part]
+	it.inflight = true
+	d.inflight++
+	d.perTenant[it.d.Envelope.TenantID]++
+	st.inflight.Add(1)
+	d.workers.Add(1)
+	go func() {
+		defer d.workers.Done()
+		defer st.inflight.Done()
+		finished := d.attempt(it)
+		d.mu.Lock()
+		d.inflight--
+		if d.perTenant[it.d.Envelope.TenantID]--; d.perTenant[it.d.Envelope.TenantID] <= 0 {
+			delete(d.perTenant, it.d.Envelope.TenantID)
+		}
+		it.inflight = false
+		if finished {
+			delete(st.pending, it.offset)
+			if st.latest[it.d.WebhookID] == it {
+				delete(st.latest, it.d.WebhookID)
+			}
+		}
+		d.mu.Unlock()
+		d.signal()
+	}()
+}
+
+// attempt makes one delivery attempt of it and produces its attempt record and follow-up
+// (the next retry or the dead letter). It reports whether both were acknowledged; if not
+// (shutdown), the record stays unfinished and is attempted again after a restart.
+func (d *deliverer) attempt(it *item) bool {
+	del := it.d
+	n := del.Attempt + 1
+	now := d.s.cfg.Now().UTC().Truncate(time.Millisecond)
+	res := d.send(del, now)
+
+	rec := schemas.WebhookAttempt{
+		Envelope: schemas.Envelope{
+			EventID: del.WebhookID + "/" + strconv.Itoa(n), SessionID: del.Envelope.SessionID,
+			TenantID: del.Envelope.TenantID, OccurredAt: now, Producer: Producer,
+		},
+		WebhookID: del.WebhookID, DecisionEventID: del.DecisionEventID, URL: del.URL, Attempt: n,
+		StatusCode: res.status, DurationMS: res.duration.Milliseconds(), AttemptedAt: now,
+	}
+	var follow *schemas.WebhookDelivery
+	var followTopic string
+	next := del
+	next.Attempt = n
+	next.LastStatus = res.status
+	next.Envelope.OccurredAt = now
+	next.Envelope.Producer = Producer
+	if res.err != nil {
+		msg := res.err.Error()
+		rec.Error, next.LastError = &msg, &msg
+	}
+	backoff, more := d.s.cfg.Schedule.Backoff(n)
+	switch {
+	case res.err == nil:
+		rec.Outcome = schemas.WebhookDelivered
+	case errors.Is(res.err, ErrRefusedTarget):
+		rec.Outcome = schemas.WebhookRefused
+		next.NotBefore = now
+		follow, followTopic = &next, schemas.TopicWebhookDLQ
+	case more:
+		due := now.Add(backoff)
+		rec.Outcome, rec.NextAttemptAt = schemas.WebhookRetry, &due
+		next.NotBefore = due
+		follow, followTopic = &next, schemas.TopicWebhookRetry
+	default:
+		rec.Outcome = schemas.WebhookDeadLettered
+		next.NotBefore = now
+		follow, followTopic = &next, schemas.TopicWebhookDLQ
+	}
+	d.mu.Lock()
+	superseded := it.superseded
+	d.mu.Unlock()
+	if superseded && followTopic == schemas.TopicWebhookRetry {
+		follow = nil // the retry this attempt would schedule is already on the topic
+	}
+	outs := make([]processors.Output, 0, 2)
+	out, err := d.s.output(schemas.TopicWebhookAttempts, del.Envelope.SessionID, rec)
+	if err != nil {
+		d.s.log.Error("webhook delivery: encode attempt", "err", err)
+		return false
+	}
+	outs = append(outs, out)
+	if follow != nil {
+		follow.Envelope.EventID = del.WebhookID + "/" + followTopic + "/" + strconv.Itoa(n)
+		out, err := d.s.output(followTopic, del.Envelope.SessionID, *follow)
+		if err != nil {
+			d.s.log.Error("webhook delivery: encode follow-up", "err", err)
+			return false
+		}
+		outs = append(outs, out)
+	}
+	if rec.Outcome != schemas.WebhookDelivered {
+		d.s.log.Info("webhook delivery failed", "webhook_id", del.WebhookID, "tenant_id", del.Envelope.TenantID,
+			"attempt", n, "outcome", rec.Outcome, "err", res.err)
+	}
+	return d.produce(outs)
+}
+
+// send resolves the tenant's keys and settings and posts the webhook.
+func (d *deliverer) send(del schemas.WebhookDelivery, now time.Time) sendResult {
+	t, ok := d.s.cfg.Tenants.Get(del.Envelope.TenantID)
+	if !ok {
+		return sendResult{err: fmt.Errorf("%w: unknown tenant", ErrRefusedTarget)}
+	}
+	keys, err := signingKeys(t.WebhookSecrets)
+	if err != nil {
+		return sendResult{err: fmt.Errorf("%w: %w", ErrRefusedTarget, err)}
+	}
+	return d.s.sender.send(d.workCtx, del.URL, t.AllowPrivateWebhooks, del.WebhookID, now, keys, del.Body)
+}
+
+// produce sends outs, retrying with backoff until they are acknowledged or the deliverer
+// stops.
+func (d *deliverer) produce(outs []processors.Output) bool {
+	wait := 50 * time.Millisecond
+	for {
+		err := d.s.cfg.Producer.Produce(d.workCtx, outs...)
+		if err == nil {
+			return true
+		}
+		if d.workCtx.Err() != nil {
+			return false
+		}
+		d.s.log.Warn("webhook delivery: produce failed, retrying", "err", err)
+		select {
+		case <-d.workCtx.Done():
+			return false
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 5*time.Second)
+	}
+}
+
+// commitLoop commits every CommitInterval until ctx ends.
+func (d *deliverer) commitLoop(ctx context.Context) {
+	t := time.NewTicker(d.s.cfg.CommitInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			d.commit(ctx)
+		}
+	}
+}
+
+// commit commits, for every owned partition, the offset below which all is finished.
+func (d *deliverer) commit(ctx context.Context) {
+	d.mu.Lock()
+	offsets := map[int32]kgo.EpochOffset{}
+	for p, st := range d.parts {
+		if st.next < 0 {
+			continue
+		}
+		if off := st.commitOffset(); off > d.committed[p] {
+			offsets[p] = kgo.EpochOffset{Epoch: -1, Offset: off}
+		}
+	}
+	d.mu.Unlock()
+	d.commitOffsets(ctx, offsets)
+}
+
+func (d *deliverer) commitOffsets(ctx context.Context, offsets map[int32]kgo.EpochOffset) {
+	if len(offsets) == 0 {
+		return
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	var cerr error
+	d.cl.CommitOffsetsSync(cctx, map[string]map[int32]kgo.EpochOffset{schemas.TopicWebhookRetry: offsets},
+		func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, _ *kmsg.OffsetCommitResponse, err error) { cerr = err })
+	if cerr != nil {
+		d.s.log.Warn("webhook delivery: commit failed", "err", cerr)
+		return
+	}
+	d.mu.Lock()
+	for p, o := range offsets {
+		if o.Offset > d.committed[p] {
+			d.committed[p] = o.Offset
+		}
+	}
+	d.mu.Unlock()
+}
+
+// revoked hands partitions over cleanly: their not-yet-due records leave the heap, the
+// attempts in flight finish, the finished prefix is committed and the state dropped; the
+// next owner re-reads what was pending.
+func (d *deliverer) revoked(ctx context.Context, _ *kgo.Client, revoked map[string][]int32) {
+	parts := revoked[schemas.TopicWebhookRetry]
+	var waits []*partState
+	d.mu.Lock()
+	for _, p := range parts {
+		st := d.parts[p]
+		if st == nil {
+			continue
+		}
+		for _, it := range st.pending {
+			if it.index >= 0 {
+				heap.Remove(&d.queue, it.index)
+			}
+		}
+		waits = append(waits, st)
+	}
+	d.mu.Unlock()
+	for _, st := range waits {
+		st.inflight.Wait()
+	}
+	offsets := map[int32]kgo.EpochOffset{}
+	d.mu.Lock()
+	for _, p := range parts {
+		st := d.parts[p]
+		if st != nil && st.next >= 0 {
+			if off := st.commitOffset(); off > d.committed[p] {
+				offsets[p] = kgo.EpochOffset{Epoch: -1, Offset: off}
+			}
+		}
+	}
+	d.mu.Unlock()
+	d.commitOffsets(ctx, offsets)
+	d.mu.Lock()
+	for _, p := range parts {
+		delete(d.parts, p)
+		delete(d.committed, p)
+	}
+	d.mu.Unlock()
+}
+
+// lost drops partitions taken away without a clean handover; nothing is committed.
+func (d *deliverer) lost(_ context.Context, _ *kgo.Client, lost map[string][]int32) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, p := range lost[schemas.TopicWebhookRetry] {
+		st := d.parts[p]
+		if st == nil {
+			continue
+		}
+		for _, it := range st.pending {
+			if it.index >= 0 {
+				heap.Remove(&d.queue, it.index)
+			}
+		}
+		delete(d.parts, p)
+		delete(d.committed, p)
+	}
+}
+
+// itemHeap orders items by due time (container/heap).
+type itemHeap []*item
+
+func (h itemHeap) Len() int           { return len(h) }
+func (h itemHeap) Less(i, j int) bool { return h[i].due.Before(h[j].due) }
+func (h itemHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *itemHeap) Push(x any) {
+	it := x.(*item)
+	it.index = len(*h)
+	*h = append(*h, it)
+}
+func (h *itemHeap) Pop() any {
+	old := *h
+	it := old[len(old)-1]
+	old[len(old)-1] = nil
+	it.index = -1
+	*h = old[:len(old)-1]
+	return it
+}
