@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/idstream/idstream/processors"
 )
@@ -19,7 +21,7 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, log *slog.Logg
 	if err := parse(flagSet("dev", &cfg), args); err != nil {
 		return err
 	}
-	cfg.Groups = allGroups
+	cfg.Groups, cfg.Sinks = allGroups, allSinks
 	s, err := Start(ctx, cfg, serviceOptions{withEdge: true}, log)
 	if err != nil {
 		return err
@@ -37,7 +39,7 @@ func printBanner(w io.Writer, s *Service) {
 	} else {
 		fmt.Fprintf(w, "  kafka: %v\n", s.brokers)
 	}
-	fmt.Fprintf(w, "  groups: %v\n", s.cfg.Groups)
+	fmt.Fprintf(w, "  groups: %v, sinks: %v\n", s.cfg.Groups, s.cfg.Sinks)
 	if s.secrets != nil {
 		fmt.Fprintf(w, "  sandbox tenant %q, API key: %s\n", "sandbox", s.secrets.APIKey)
 		fmt.Fprintf(w, "  secrets (one file each): %s/sandbox-api-key, sandbox-admin-key, sandbox-cmp-api-key, sandbox-webhook-secret\n", s.cfg.DataDir)
@@ -86,6 +88,33 @@ func runProcess(ctx context.Context, args []string, log *slog.Logger) error {
 		return errors.New("KAFKA_BROKERS is required (idstream dev runs an embedded broker)")
 	}
 	cfg.Groups = groups
+	s, err := Start(ctx, cfg, serviceOptions{}, log)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return waitStop(ctx, s)
+}
+
+// runSink runs one sink against KAFKA_BROKERS.
+func runSink(ctx context.Context, args []string, log *slog.Logger) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: idstream sink <name>", errUsage)
+	}
+	var cfg Config
+	if err := parse(flagSet("sink", &cfg), args[1:]); err != nil {
+		return err
+	}
+	if !slices.Contains(allSinks, args[0]) {
+		return fmt.Errorf("unknown sink %q (known: %s)", args[0], strings.Join(allSinks, ", "))
+	}
+	if len(cfg.Brokers) == 0 {
+		return errors.New("KAFKA_BROKERS is required (idstream dev runs an embedded broker)")
+	}
+	if cfg.TenantsFile == "" {
+		return errors.New("--tenants is required outside dev")
+	}
+	cfg.Sinks = []string{args[0]}
 	s, err := Start(ctx, cfg, serviceOptions{}, log)
 	if err != nil {
 		return err

@@ -32,6 +32,7 @@ type Config struct {
 	RegistryURL    string        // SCHEMA_REGISTRY_URL: Confluent wire format through a registry
 	TokenSecret    string        // IDSTREAM_TOKEN_SECRET: HMAC key for sdk tokens (dev: generated)
 	Groups         []string      // processor groups to run in this process (dev: all)
+	Sinks          []string      // sinks to run in this process (dev: all)
 	InstanceID     string        // --instance-id: stable per replica; names its Kafka transactions
 }
 

@@ -1,11 +1,21 @@
 package main
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // stepUpload is one capture a scenario sends.
@@ -136,5 +146,65 @@ func TestEndToEndRetake(t *testing.T) {
 	}
 	if got := c.waitStatus(id, "verified", "rejected"); got["status"] != "verified" {
 		t.Fatalf("status = %v", got["status"])
+	}
+}
+
+// TestEndToEndWebhook: a decided session reaches the session's webhook_url, signed with the
+// tenant's secret as Standard Webhooks says, carrying the Data Get body.
+func TestEndToEndWebhook(t *testing.T) {
+	type delivery struct {
+		id, ts, sig string
+		body        []byte
+	}
+	got := make(chan delivery, 4)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- delivery{r.Header.Get("webhook-id"), r.Header.Get("webhook-timestamp"), r.Header.Get("webhook-signature"), b}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer receiver.Close()
+
+	s := testService(t, allGroups, func(c *Config) { c.Sinks = allSinks })
+	c := newClient(t, s)
+	r := c.postJSON("/v1/ekyc/sessions", c.key, map[string]any{"flow": "vehicle_registration", "webhook_url": receiver.URL + "/hook"})
+	if r.status != http.StatusCreated {
+		t.Fatalf("init: %d %s", r.status, r.body)
+	}
+	init := r.json(t)
+	id, token := str(init["session_id"]), str(init["sdk_token"])
+	for i, side := range []string{"front", "back"} {
+		if r := c.upload(id, "document", side, sharpImage(t, uint64(50+i)), token); r.status != http.StatusOK {
+			t.Fatalf("%s: %d %s", side, r.status, r.body)
+		}
+	}
+	var d delivery
+	select {
+	case d = <-got:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no webhook delivered")
+	}
+	secret, err := os.ReadFile(filepath.Join(s.cfg.DataDir, "sandbox-webhook-secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(strings.TrimSpace(string(secret)), "whsec_"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mac := hmac.New(sha256.New, key)
+	fmt.Fprintf(mac, "%s.%s.%s", d.id, d.ts, d.body)
+	want := "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
+	if !slices.Contains(strings.Fields(d.sig), want) {
+		t.Fatalf("signature %q does not verify (want %q among them)", d.sig, want)
+	}
+	var body struct {
+		Type string         `json:"type"`
+		Data map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal(d.body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if body.Type != "ekyc.session.completed" || body.Data["session_id"] != id || body.Data["status"] != "verified" || !strings.HasPrefix(d.id, "msg_") {
+		t.Fatalf("delivery %s: %s", d.id, d.body)
 	}
 }

@@ -20,6 +20,7 @@ Usage:
   idstream dev [flags]              everything in one process on an embedded broker (make run)
   idstream edge [flags]             the REST edge against KAFKA_BROKERS
   idstream process <group> [flags]  one processor group (session, decision, quality) against KAFKA_BROKERS
+  idstream sink <name> [flags]     one sink (webhook) against KAFKA_BROKERS
   idstream topics [flags]           create or check the topics on KAFKA_BROKERS
   idstream sample-image [--seed N]  write a synthetic document JPEG to stdout (for trying the API)
   idstream version
@@ -52,6 +53,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runEdge(ctx, args[1:], stdout, logger)
 	case "process":
 		err = runProcess(ctx, args[1:], logger)
+	case "sink":
+		err = runSink(ctx, args[1:], logger)
 	case "topics":
 		err = runTopics(ctx, args[1:], stdout)
 	case "sample-image":

@@ -30,10 +30,14 @@ import (
 	qualitygroup "github.com/idstream/idstream/processors/quality"
 	"github.com/idstream/idstream/processors/session"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/sinks/webhook"
 )
 
 // allGroups is every processor group this binary can run, in start order.
 var allGroups = []string{"session", "decision", "quality"}
+
+// allSinks is every sink this binary can run.
+var allSinks = []string{"webhook"}
 
 // topicRetention is the retention of the event topics that are not compacted.
 const topicRetention = 7 * 24 * time.Hour
@@ -52,6 +56,7 @@ type Service struct {
 	kgoOpts []kgo.Opt
 
 	producer *processors.Producer
+	tenants  *tenant.Registry
 	edge     *edge.Server
 	edgeLn   net.Listener
 	edgeAddr string
@@ -120,6 +125,19 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 	}
 	for _, g := range cfg.Groups {
 		if err := s.startGroup(g, blobs, flows); err != nil {
+			return s, err
+		}
+	}
+	if opts.withEdge || len(cfg.Sinks) > 0 {
+		if s.tenants, err = s.loadTenants(); err != nil {
+			return s, err
+		}
+		if s.producer, err = processors.NewProducer(s.runtimeOpts("producer")...); err != nil {
+			return s, fmt.Errorf("producer: %w", err)
+		}
+	}
+	for _, name := range cfg.Sinks {
+		if err := s.startSink(name); err != nil {
 			return s, err
 		}
 	}
@@ -221,18 +239,34 @@ func (s *Service) startGroup(name string, blobs blob.Store, flows flow.Set) erro
 	return nil
 }
 
+// startSink starts one sink by name.
+func (s *Service) startSink(name string) error {
+	switch name {
+	case "webhook":
+		sink, err := webhook.NewSink(webhook.Config{
+			Brokers:  s.brokers,
+			Tenants:  s.tenants,
+			Codec:    s.codec,
+			Producer: s.producer,
+			Logger:   s.log.With("sink", "webhook"),
+			Metrics:  s.metrics,
+			KgoOpts:  s.kgoOpts,
+		})
+		if err != nil {
+			return fmt.Errorf("webhook sink: %w", err)
+		}
+		s.spawn("sink webhook", sink.Run)
+	default:
+		return fmt.Errorf("unknown sink %q (known: %s)", name, strings.Join(allSinks, ", "))
+	}
+	return nil
+}
+
 // startEdge starts the REST edge with its views of the session state and of quality replies.
 func (s *Service) startEdge(blobs blob.Store, flows flow.Set) error {
-	tenants, err := s.loadTenants()
-	if err != nil {
-		return err
-	}
 	secret, err := s.tokenSecret()
 	if err != nil {
 		return err
-	}
-	if s.producer, err = processors.NewProducer(s.runtimeOpts("edge")...); err != nil {
-		return fmt.Errorf("edge producer: %w", err)
 	}
 	if s.states, err = newStateView(s.codec, s.runtimeOpts("edge-view")...); err != nil {
 		return err
@@ -248,7 +282,7 @@ func (s *Service) startEdge(blobs blob.Store, flows flow.Set) error {
 		return fmt.Errorf("openapi: %w", err)
 	}
 	s.edge, err = edge.New(edge.Config{
-		Tenants:        tenants,
+		Tenants:        s.tenants,
 		Publisher:      s.producer,
 		Encoder:        s.codec,
 		Sessions:       s.states,
