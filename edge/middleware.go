@@ -1,9 +1,6 @@
 package edge
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"fmt"
 	"math"
 	"strconv"
 	"sync"
@@ -13,78 +10,33 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-)
 
-const (
-	headerRequestID = "X-Request-Id"
-	localRequestID  = "idstream.request_id"
+	prob "github.com/idstream/idstream/internal/problem"
 )
 
 // requestID returns the request id of c, setting one (and the response header) if absent.
-func requestID(c *fiber.Ctx) string {
-	if id, ok := c.Locals(localRequestID).(string); ok && id != "" {
-		return id
-	}
-	id := c.Get(headerRequestID)
-	if !saneRequestID(id) {
-		id = newRequestID()
-	}
-	c.Locals(localRequestID, id)
-	c.Set(headerRequestID, id)
-	return id
-}
+func requestID(c *fiber.Ctx) string { return prob.RequestID(c) }
 
-// saneRequestID accepts 1–128 characters of [A-Za-z0-9._:-].
-func saneRequestID(id string) bool {
-	if id == "" || len(id) > 128 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' || c == ':') {
-			return false
-		}
-	}
-	return true
-}
-
-func newRequestID() string {
-	b := make([]byte, 12)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go ≥ 1.24)
-	return "req_" + hex.EncodeToString(b)
-}
-
-// outermost sets the request id, turns panics and errors into problem documents, and
-// records request metrics.
-func (s *Server) outermost(c *fiber.Ctx) (err error) {
+// outermost sets the request id, turns panics and errors into problem documents (the
+// shared internal/problem handler, so the edge and the consent API answer identically),
+// and records request metrics.
+func (s *Server) outermost(c *fiber.Ctx) error {
 	start := time.Now()
-	requestID(c)
-	defer func() {
-		if r := recover(); r != nil {
-			s.log.Error("edge: panic in handler", "request_id", requestID(c), "route", c.Route().Path, "panic_type", fmt.Sprintf("%T", r))
-			err = s.handleError(c, problem(fiber.StatusInternalServerError, CodeInternal, "internal error"))
-		}
-		s.metrics.observe(c, time.Since(start))
-	}()
-	if err := c.Next(); err != nil {
-		return s.handleError(c, err)
-	}
-	return nil
+	defer func() { s.metrics.observe(c, time.Since(start)) }()
+	return s.problems().Middleware(c)
 }
 
 // handleError is the fiber error handler: every error becomes a problem document. It is
 // also called by fiber for errors raised before routing (body too large, bad headers).
 func (s *Server) handleError(c *fiber.Ctx, err error) error {
-	ae, known := toAPIError(err)
-	if !known {
-		// The error text may hold internals; it is logged, never returned. It must not
-		// hold PII: handlers wrap errors with ids and operation names only.
-		s.log.Error("edge: request failed", "request_id", requestID(c), "method", c.Method(), "route", c.Route().Path, "err", err)
-	}
-	if werr := writeProblem(c, ae); werr != nil {
-		s.log.Error("edge: write problem", "request_id", requestID(c), "err", werr)
-	}
-	return nil
+	return s.problems().HandleError(c, err)
+}
+
+// problems returns the shared problem handler configured for the edge: its logger, and
+// the Bearer challenge on 401. (Built per call: it is three words, and Server's fields
+// live in server.go.)
+func (s *Server) problems() *prob.Handler {
+	return prob.NewHandler(prob.WithLogger(s.log), prob.WithComponent("edge"), prob.WithAuthChallenge(authChallenge))
 }
 
 type metrics struct {
