@@ -6,7 +6,15 @@ PKGS      := ./...
 # Tesseract is 10x faster single-threaded on 2 cores (PLATFORM.md).
 export OMP_THREAD_LIMIT := 1
 
-.PHONY: all deps build run test bench lint clean
+# Fuzz targets run for FUZZTIME each by `make test` (package:target), on top of their
+# committed seed corpora (which plain `go test` already runs).
+FUZZTIME  ?= 8s
+FUZZ      := ./schemas:FuzzDecode ./internal/tlv:FuzzTLV ./internal/mrtd:FuzzParseSOD \
+             ./internal/mrtd:FuzzParseDG15 ./internal/mrz:FuzzParse ./internal/lds:FuzzParseDG1 \
+             ./internal/lds:FuzzParseDG2 ./internal/lds:FuzzParseDG13 ./internal/lds:FuzzParseDG14 \
+             ./internal/imagecheck:FuzzInspect
+
+.PHONY: all deps build run test fuzz bench lint clean
 
 all: build
 
@@ -22,9 +30,17 @@ build:
 run: deps build
 	./$(BIN) dev --data-dir $(DATA_DIR)
 
-## test: the full test suite (what CI runs)
+## test: the full test suite (what CI runs): every package's tests, then each fuzz target briefly
 test:
 	$(GO) test -count=1 -timeout 45m $(PKGS)
+	$(MAKE) --no-print-directory fuzz
+
+## fuzz: run each fuzz target for FUZZTIME (no panic, bounded allocation)
+fuzz:
+	@set -e; for t in $(FUZZ); do pkg=$${t%%:*}; name=$${t##*:}; \
+	  echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+	  $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg > /tmp/idstream-fuzz.log 2>&1 || { cat /tmp/idstream-fuzz.log; exit 1; }; \
+	done; echo "fuzz: $(words $(FUZZ)) targets passed"
 
 ## bench: the benchmarks, with figures a reader can compare
 bench:
