@@ -13,7 +13,8 @@ import (
 )
 
 // TopicSpec describes a topic EnsureTopics creates. ReplicationFactor 0 means the broker's
-// default; Retention 0 means the broker's default (ignored for compacted topics).
+// default; Retention 0 means the broker's default and a negative Retention keeps records
+// forever (both ignored for compacted topics).
 type TopicSpec struct {
 	Name              string
 	Partitions        int32
@@ -80,8 +81,11 @@ func ensureTopic(ctx context.Context, adm *kadm.Client, s TopicSpec) error {
 		configs["cleanup.policy"] = kadm.StringPtr("compact")
 	} else {
 		configs["cleanup.policy"] = kadm.StringPtr("delete")
-		if s.Retention > 0 {
+		switch {
+		case s.Retention > 0:
 			configs["retention.ms"] = kadm.StringPtr(strconv.FormatInt(s.Retention.Milliseconds(), 10))
+		case s.Retention < 0:
+			configs["retention.ms"] = kadm.StringPtr("-1") // kept forever
 		}
 	}
 	rf := s.ReplicationFactor

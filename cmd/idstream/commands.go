@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/idstream/idstream/internal/registry"
 	"github.com/idstream/idstream/processors"
 )
 
@@ -22,7 +23,7 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, log *slog.Logg
 		return err
 	}
 	cfg.Groups, cfg.Sinks = allGroups, allSinks
-	s, err := Start(ctx, cfg, serviceOptions{withEdge: true}, log)
+	s, err := Start(ctx, cfg, serviceOptions{withEdge: true, withConsent: true, withRegistry: cfg.IdentityURL == ""}, log)
 	if err != nil {
 		return err
 	}
@@ -38,6 +39,12 @@ func printBanner(w io.Writer, s *Service) {
 		fmt.Fprintf(w, "  kafka (embedded broker):  %s   data in %s\n", s.brokers[0], filepath.Join(s.cfg.DataDir, "kafka"))
 	} else {
 		fmt.Fprintf(w, "  kafka: %v\n", s.brokers)
+	}
+	if s.consent != nil {
+		fmt.Fprintf(w, "  consent (CMP) API:        http://%s/v1\n", s.consentAddr)
+	}
+	if s.registryURL != "" {
+		fmt.Fprintf(w, "  identity registry:        %s (personas: internal/registry/README.md)\n", s.registryURL)
 	}
 	fmt.Fprintf(w, "  groups: %v, sinks: %v\n", s.cfg.Groups, s.cfg.Sinks)
 	if s.secrets != nil {
@@ -121,6 +128,43 @@ func runSink(ctx context.Context, args []string, log *slog.Logger) error {
 	}
 	defer s.Close()
 	return waitStop(ctx, s)
+}
+
+// runConsent runs the consent API alone against KAFKA_BROKERS.
+func runConsent(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger) error {
+	var cfg Config
+	if err := parse(flagSet("consent", &cfg), args); err != nil {
+		return err
+	}
+	if len(cfg.Brokers) == 0 {
+		return errors.New("KAFKA_BROKERS is required (idstream dev runs an embedded broker)")
+	}
+	if cfg.TenantsFile == "" {
+		return errors.New("--tenants is required outside dev")
+	}
+	s, err := Start(ctx, cfg, serviceOptions{withConsent: true}, log)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	fmt.Fprintf(stdout, "idstream consent listening on http://%s\n", s.consentAddr)
+	return waitStop(ctx, s)
+}
+
+// runRegistrySandbox serves the sandbox identity registry and its deterministic personas.
+func runRegistrySandbox(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger) error {
+	var cfg Config
+	if err := parse(flagSet("registry-sandbox", &cfg), args); err != nil {
+		return err
+	}
+	sandbox := registry.NewSandbox(registry.WithSandboxToken(cfg.IdentityToken), registry.WithSandboxLogger(log))
+	addr, err := sandbox.Serve(ctx, cfg.RegistryAddr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "sandbox registry listening on http://%s\n", addr)
+	<-ctx.Done()
+	return nil
 }
 
 // runTopics creates the topics of the contract on KAFKA_BROKERS, or checks them.

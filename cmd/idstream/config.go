@@ -25,7 +25,11 @@ type Config struct {
 	TenantsFile    string        // --tenants: YAML tenants file; empty in dev = sandbox tenant
 	FlowsFile      string        // --flows: YAML flows overriding the defaults
 	PolicyFile     string        // --policy: YAML decision policy overriding the default
-	CSCADir        string        // --csca-dir: CSCA trust anchors (chip issue)
+	CSCADir        string        // --csca-dir: CSCA certificates and master lists for passive authentication
+	ConsentConfig  string        // --consent-config: CMP configuration YAML (default: embedded)
+	RegistryAddr   string        // --registry-addr: where dev's sandbox registry listens
+	IdentityURL    string        // --registry-url: the national identity registry API (dev: the sandbox)
+	IdentityToken  string        // IDSTREAM_REGISTRY_TOKEN: bearer token for the registry API
 	Partitions     int           // --partitions: partition count of every topic
 	QualityBudget  time.Duration // --quality-budget: how long a step request waits for the gate
 	Brokers        []string      // KAFKA_BROKERS: external cluster instead of the embedded broker
@@ -52,6 +56,9 @@ func flagSet(name string, cfg *Config) *flag.FlagSet {
 	str(&cfg.FlowsFile, "flows", "", "flows YAML file overriding the default flows")
 	str(&cfg.PolicyFile, "policy", "", "decision policy YAML file overriding the default policy")
 	str(&cfg.CSCADir, "csca-dir", "", "directory of CSCA certificates and master lists")
+	str(&cfg.ConsentConfig, "consent-config", "", "consent (CMP) configuration YAML (default: the embedded one)")
+	str(&cfg.RegistryAddr, "registry-addr", "127.0.0.1:8082", "sandbox registry listen address (dev, registry-sandbox)")
+	str(&cfg.IdentityURL, "registry-url", "", "base URL of the identity registry API (dev: its sandbox)")
 	host, _ := os.Hostname()
 	str(&cfg.InstanceID, "instance-id", host, "stable id of this replica, unique among the replicas of a group; a restarted replica with the same id fences its crashed predecessor's open transaction at once")
 	parts, _ := strconv.Atoi(envOr("partitions", "6"))
@@ -64,6 +71,7 @@ func flagSet(name string, cfg *Config) *flag.FlagSet {
 	cfg.Brokers = processors.BrokersFromEnv()
 	cfg.RegistryURL = os.Getenv("SCHEMA_REGISTRY_URL")
 	cfg.TokenSecret = os.Getenv("IDSTREAM_TOKEN_SECRET")
+	cfg.IdentityToken = os.Getenv("IDSTREAM_REGISTRY_TOKEN")
 	return fs
 }
 

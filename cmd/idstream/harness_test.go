@@ -30,6 +30,8 @@ func testService(t testing.TB, groups []string, mutate ...func(*Config)) *Servic
 	cfg := Config{
 		DataDir:       t.TempDir(),
 		EdgeAddr:      "127.0.0.1:0",
+		ConsentAddr:   "127.0.0.1:0",
+		RegistryAddr:  "127.0.0.1:0",
 		KafkaAddr:     "127.0.0.1:0",
 		Partitions:    3,
 		QualityBudget: 3 * time.Second,
@@ -43,7 +45,7 @@ func testService(t testing.TB, groups []string, mutate ...func(*Config)) *Servic
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	s, err := Start(context.Background(), cfg, serviceOptions{withEdge: true, kgoOpts: []kgo.Opt{kgo.FetchMaxWait(250 * time.Millisecond)}}, log)
+	s, err := Start(context.Background(), cfg, serviceOptions{withEdge: true, withConsent: true, withRegistry: true, kgoOpts: []kgo.Opt{kgo.FetchMaxWait(250 * time.Millisecond)}}, log)
 	if err != nil {
 		t.Fatalf("start service: %v", err)
 	}

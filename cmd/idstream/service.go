@@ -20,10 +20,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	idstream "github.com/idstream/idstream"
+	"github.com/idstream/idstream/consent"
 	"github.com/idstream/idstream/edge"
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/flow"
 	"github.com/idstream/idstream/internal/quality"
+	"github.com/idstream/idstream/internal/registry"
 	"github.com/idstream/idstream/internal/tenant"
 	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/decision"
@@ -60,8 +62,14 @@ type Service struct {
 	edge     *edge.Server
 	edgeLn   net.Listener
 	edgeAddr string
-	states   *stateView
-	secrets  *tenant.Secrets
+
+	consents    *consent.Index
+	consent     *consent.Server
+	consentLn   net.Listener
+	consentAddr string
+	registryURL string
+	states      *stateView
+	secrets     *tenant.Secrets
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -72,8 +80,10 @@ type Service struct {
 
 // serviceOptions adjust what Start runs; the zero value runs everything of cfg.Groups.
 type serviceOptions struct {
-	withEdge bool
-	kgoOpts  []kgo.Opt // extra client options (tests: a short FetchMaxWait)
+	withEdge     bool
+	withConsent  bool      // the consent API on cfg.ConsentAddr
+	withRegistry bool      // the sandbox registry on cfg.RegistryAddr (dev)
+	kgoOpts      []kgo.Opt // extra client options (tests: a short FetchMaxWait)
 }
 
 // Start brings up the broker (embedded unless cfg.Brokers is set), the topics, the groups
@@ -128,12 +138,36 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 			return s, err
 		}
 	}
-	if opts.withEdge || len(cfg.Sinks) > 0 {
+	if opts.withEdge || opts.withConsent || len(cfg.Sinks) > 0 {
 		if s.tenants, err = s.loadTenants(); err != nil {
 			return s, err
 		}
 		if s.producer, err = processors.NewProducer(s.runtimeOpts("producer")...); err != nil {
 			return s, fmt.Errorf("producer: %w", err)
+		}
+	}
+	if opts.withRegistry {
+		sandbox := registry.NewSandbox(registry.WithSandboxToken(cfg.IdentityToken), registry.WithSandboxLogger(log.With("component", "registry-sandbox")))
+		addr, err := sandbox.Serve(s.ctx, cfg.RegistryAddr)
+		if err != nil {
+			return s, fmt.Errorf("sandbox registry: %w", err)
+		}
+		s.registryURL = "http://" + addr
+	}
+	if cfg.IdentityURL != "" {
+		s.registryURL = cfg.IdentityURL
+	}
+	if opts.withEdge || opts.withConsent {
+		s.consents = consent.NewIndex()
+		follower, err := consent.NewFollower(s.brokers, s.consents, s.codec)
+		if err != nil {
+			return s, fmt.Errorf("consent index: %w", err)
+		}
+		s.spawn("consent index", follower.Run)
+	}
+	if opts.withConsent {
+		if err := s.startConsent(); err != nil {
+			return s, err
 		}
 	}
 	for _, name := range cfg.Sinks {
@@ -154,7 +188,10 @@ func topicSpecs(partitions int) []processors.TopicSpec {
 	var specs []processors.TopicSpec
 	for _, t := range schemas.Topics() {
 		spec := processors.TopicSpec{Name: t.Name, Partitions: int32(partitions), Compacted: t.Compacted}
-		if !t.Compacted {
+		switch {
+		case t.Name == schemas.TopicConsents:
+			spec.Retention = -1 // the controller's evidence, and the consent index is rebuilt from it
+		case !t.Compacted:
 			spec.Retention = topicRetention
 		}
 		specs = append(specs, spec,
@@ -262,6 +299,31 @@ func (s *Service) startSink(name string) error {
 	return nil
 }
 
+// startConsent starts the consent API over the consent index.
+func (s *Service) startConsent() error {
+	cmp, err := consent.LoadConfig(s.cfg.ConsentConfig)
+	if err != nil {
+		return fmt.Errorf("consent config: %w", err)
+	}
+	s.consent, err = consent.New(consent.Config{
+		Tenants:   s.tenants,
+		Publisher: s.producer,
+		Encoder:   s.codec,
+		Index:     s.consents,
+		CMP:       cmp,
+		Logger:    s.log.With("component", "consent"),
+	})
+	if err != nil {
+		return fmt.Errorf("consent: %w", err)
+	}
+	if s.consentLn, err = net.Listen("tcp", s.cfg.ConsentAddr); err != nil {
+		return fmt.Errorf("consent listen: %w", err)
+	}
+	s.consentAddr = s.consentLn.Addr().String()
+	s.spawn("consent", func(context.Context) error { return s.consent.Listener(s.consentLn) })
+	return nil
+}
+
 // startEdge starts the REST edge with its views of the session state and of quality replies.
 func (s *Service) startEdge(blobs blob.Store, flows flow.Set) error {
 	secret, err := s.tokenSecret()
@@ -296,6 +358,7 @@ func (s *Service) startEdge(blobs blob.Store, flows flow.Set) error {
 		Gatherer:       s.reg,
 		Ready:          s.states.Ready,
 		OpenAPIJSON:    spec,
+		ConsentChecker: consent.NewChecker(s.consents),
 	})
 	if err != nil {
 		return fmt.Errorf("edge: %w", err)
@@ -381,6 +444,12 @@ func (s *Service) Close() {
 		_ = s.edge.Shutdown(ctx)
 		cancel()
 		_ = s.edgeLn.Close() // in case Shutdown ran before the server started serving
+	}
+	if s.consent != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = s.consent.Shutdown(ctx)
+		cancel()
+		_ = s.consentLn.Close()
 	}
 	s.cancel()
 	s.wg.Wait()
