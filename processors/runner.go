@@ -232,6 +232,7 @@ func (r *Runner) handleOne(kr *kgo.Record) error {
 func (r *Runner) Kill() {
 	r.ks.kill()
 	r.stop()
+	r.cl.AllowRebalance() // Close would otherwise wait for a batch that is never finished
 	r.cl.Close()
 }
 

@@ -1,0 +1,283 @@
+// Package clickhouse is the ClickHouse sink: it consumes the compacted session-state topic,
+// the consent topic and the webhook-attempt topic, and writes the analyst tables of API.md
+// section 3 (decisions, checks, consents, webhook_deliveries; face_index is created here and
+// written by the fraud work) through the runtime's BatchRunner, at least once and
+// idempotently (ReplacingMergeTree keyed on the session, the check, the consent id or the
+// delivery attempt). It also owns the embedded, versioned migrations of those tables.
+// Writes use only the native protocol's PrepareBatch/Append/Send, the only insert path that
+// works on ClickHouse 18.16 as well as current ClickHouse.
+package clickhouse
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/schemas"
+)
+
+// DefaultGroupName is the consumer group of the sink.
+const DefaultGroupName = "clickhouse-sink"
+
+// Option configures New.
+type Option func(*config)
+
+type config struct {
+	db         string
+	hashKey    []byte
+	group      string
+	maxRecords int
+	maxWait    time.Duration
+	logger     *slog.Logger
+	now        func() time.Time
+}
+
+// WithDatabase sets the database (default DefaultDatabase), migrated with the same name.
+func WithDatabase(db string) Option { return func(c *config) { c.db = db } }
+
+// WithIDHashKey sets the secret key of IDNumberHash. Required. Use the secret the
+// blocklist's hashes are made with so both can be joined.
+func WithIDHashKey(key []byte) Option {
+	return func(c *config) { c.hashKey = append([]byte(nil), key...) }
+}
+
+// WithGroupName sets the consumer group (default DefaultGroupName).
+func WithGroupName(name string) Option { return func(c *config) { c.group = name } }
+
+// WithBatch sets the batch limits: at most maxRecords records, handed over at the latest
+// maxWait after the first one arrived (default 5000 records, 1s).
+func WithBatch(maxRecords int, maxWait time.Duration) Option {
+	return func(c *config) { c.maxRecords, c.maxWait = maxRecords, maxWait }
+}
+
+// WithLogger sets the logger (default: discard). Record values are never logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l != nil {
+			c.logger = l
+		}
+	}
+}
+
+// WithClock sets the clock of the ingested_at column (default time.Now).
+func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
+
+// Sink writes batches of records into ClickHouse. Safe for concurrent use.
+type Sink struct {
+	conn    driver.Conn
+	codec   *schemas.Codec
+	cfg     config
+	skipped atomic.Int64
+}
+
+// Inputs are the topics the sink consumes.
+func Inputs() []string {
+	return []string{schemas.TopicSessionState, schemas.TopicConsents, schemas.TopicWebhookAttempts}
+}
+
+// New returns a sink writing through conn into tables created by Migrate. Returns an error
+// when conn or codec is nil, the hash key is missing, the database name is invalid or the
+// batch limits are not positive.
+func New(conn driver.Conn, codec *schemas.Codec, opts ...Option) (*Sink, error) {
+	cfg := config{
+		db: DefaultDatabase, group: DefaultGroupName, maxRecords: 5000, maxWait: time.Second,
+		logger: slog.New(slog.NewTextHandler(io.Discard, nil)), now: time.Now,
+	}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	switch {
+	case conn == nil || codec == nil:
+		return nil, errors.New("new clickhouse sink: conn and codec are required")
+	case len(cfg.hashKey) == 0:
+		return nil, errors.New("new clickhouse sink: an id hash key is required (WithIDHashKey)")
+	case !databaseName.MatchString(cfg.db):
+		return nil, fmt.Errorf("new clickhouse sink: invalid database name %q", cfg.db)
+	case cfg.maxRecords < 1 || cfg.maxWait <= 0:
+		return nil, fmt.Errorf("new clickhouse sink: batch limits must be positive, got %d records, %s", cfg.maxRecords, cfg.maxWait)
+	case cfg.group == "":
+		return nil, errors.New("new clickhouse sink: empty group name")
+	}
+	return &Sink{conn: conn, codec: codec, cfg: cfg}, nil
+}
+
+// Group returns the sink as a batch group for processors.NewBatchRunner.
+func (s *Sink) Group() processors.BatchGroup {
+	return processors.BatchGroup{
+		Name: s.cfg.group, Inputs: Inputs(), MaxRecords: s.cfg.maxRecords, MaxWait: s.cfg.maxWait,
+		Handler: s.Write,
+	}
+}
+
+// Skipped returns how many records could not be decoded and were skipped (logged).
+func (s *Sink) Skipped() int64 { return s.skipped.Load() }
+
+// batchRows is what one batch writes.
+type batchRows struct {
+	decisions, checks, consents, webhooks [][]any
+	eraseBefore, eraseAfter               []string // session ids to erase before / after the inserts
+}
+
+// Write writes one batch: the rows of every terminal session snapshot (the latest of a
+// session within the batch), consent record and webhook attempt, then the erasure
+// mutations of the tombstones. It returns the first ClickHouse error, having written
+// possibly part of the batch: writing the batch again is harmless, rows replace
+// themselves. A record that cannot be decoded is logged and skipped (it never will be).
+func (s *Sink) Write(ctx context.Context, recs []*processors.Record) error {
+	b := s.collect(recs)
+	if err := s.erase(ctx, b.eraseBefore); err != nil {
+		return err
+	}
+	for _, t := range []struct {
+		table string
+		cols  []string
+		rows  [][]any
+	}{
+		{"decisions", decisionColumns, b.decisions},
+		{"checks", checkColumns, b.checks},
+		{"consents", consentColumns, b.consents},
+		{"webhook_deliveries", webhookColumns, b.webhooks},
+	} {
+		if err := s.insert(ctx, t.table, t.cols, t.rows); err != nil {
+			return err
+		}
+	}
+	return s.erase(ctx, b.eraseAfter)
+}
+
+// collect decodes recs into rows. Of several snapshots of one session only the last is
+// kept; a tombstone erases the session after the inserts, or before them when a snapshot of
+// the same session follows it in the batch.
+func (s *Sink) collect(recs []*processors.Record) batchRows {
+	var b batchRows
+	type last struct {
+		st        *schemas.SessionState // nil: tombstone
+		tombstone bool                  // a tombstone was seen in this batch
+	}
+	sessions := map[string]*last{}
+	var order []string
+	now := s.cfg.now()
+	for _, r := range recs {
+		switch r.Topic {
+		case schemas.TopicSessionState:
+			key := string(r.Key)
+			l, ok := sessions[key]
+			if !ok {
+				l = &last{}
+				sessions[key] = l
+				order = append(order, key)
+			}
+			if r.Value == nil {
+				l.st, l.tombstone = nil, true
+				continue
+			}
+			var st schemas.SessionState
+			if err := s.codec.Decode(r.Topic, r.Value, &st); err != nil {
+				s.skip(r, err)
+				continue
+			}
+			l.st = &st
+		case schemas.TopicConsents:
+			var c schemas.ConsentRecorded
+			if err := s.codec.Decode(r.Topic, r.Value, &c); err != nil {
+				s.skip(r, err)
+				continue
+			}
+			b.consents = append(b.consents, consentRow(&c))
+		case schemas.TopicWebhookAttempts:
+			var a schemas.WebhookAttempt
+			if err := s.codec.Decode(r.Topic, r.Value, &a); err != nil {
+				s.skip(r, err)
+				continue
+			}
+			b.webhooks = append(b.webhooks, webhookRow(&a))
+		default:
+			s.skip(r, errors.New("topic not consumed by the sink"))
+		}
+	}
+	for _, key := range order {
+		l := sessions[key]
+		switch {
+		case l.st == nil:
+			b.eraseAfter = append(b.eraseAfter, key)
+		case isTerminal(l.st):
+			if l.tombstone {
+				b.eraseBefore = append(b.eraseBefore, key)
+			}
+			b.decisions = append(b.decisions, decisionRow(l.st, s.cfg.hashKey, now))
+			b.checks = append(b.checks, checkRows(l.st)...)
+		case l.tombstone:
+			b.eraseBefore = append(b.eraseBefore, key)
+		}
+	}
+	return b
+}
+
+func (s *Sink) skip(r *processors.Record, err error) {
+	s.skipped.Add(1)
+	s.cfg.logger.Warn("clickhouse sink: record skipped", "topic", r.Topic, "partition", r.Partition, "offset", r.Offset, "err", err)
+}
+
+// insert writes rows into table with one PrepareBatch/Append/Send.
+func (s *Sink) insert(ctx context.Context, table string, cols []string, rows [][]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	batch, err := s.conn.PrepareBatch(ctx, "INSERT INTO "+s.cfg.db+"."+table+" ("+strings.Join(cols, ", ")+")")
+	if err != nil {
+		return fmt.Errorf("clickhouse sink: prepare insert into %s: %w", table, err)
+	}
+	for _, row := range rows {
+		if err := batch.Append(row...); err != nil {
+			_ = batch.Abort()
+			return fmt.Errorf("clickhouse sink: append to %s: %w", table, err)
+		}
+	}
+	if err := batch.Send(); err != nil {
+		return fmt.Errorf("clickhouse sink: insert %d rows into %s: %w", len(rows), table, err)
+	}
+	return nil
+}
+
+// erase clears the PII of sessions in decisions and marks their face_index rows deleted
+// with an empty embedding (ALTER TABLE ... UPDATE mutations, applied asynchronously by the
+// server to every part existing when they are issued).
+func (s *Sink) erase(ctx context.Context, sessionIDs []string) error {
+	if len(sessionIDs) == 0 {
+		return nil
+	}
+	in := quoteList(sessionIDs)
+	for _, st := range []string{
+		"ALTER TABLE " + s.cfg.db + ".decisions UPDATE " + erasureSet + " WHERE session_id IN (" + in + ")",
+		"ALTER TABLE " + s.cfg.db + ".face_index UPDATE deleted = 1, embedding = emptyArrayFloat32() WHERE session_id IN (" + in + ")",
+	} {
+		if err := s.conn.Exec(ctx, st); err != nil {
+			return fmt.Errorf("clickhouse sink: erase %d sessions: %w", len(sessionIDs), err)
+		}
+	}
+	return nil
+}
+
+// quoteList renders ids as ClickHouse string literals separated by commas.
+func quoteList(ids []string) string {
+	var b strings.Builder
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('\'')
+		b.WriteString(strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(id))
+		b.WriteByte('\'')
+	}
+	return b.String()
+}
