@@ -21,7 +21,8 @@ func check(name, status string) schemas.Check {
 	return schemas.Check{Name: name, Status: status, Source: "test"}
 }
 
-// processing returns a chip_id_card snapshot whose captures all passed the quality gate.
+// processing returns a chip_id_card snapshot whose captures all passed the quality gate and
+// whose chip passed passive and active authentication.
 func processing(extra ...schemas.Check) *schemas.SessionState {
 	return &schemas.SessionState{
 		Envelope:  schemas.Envelope{EventID: "evt_x", SessionID: sid, TenantID: "ten_1", OccurredAt: t0.Add(time.Minute)},
@@ -33,6 +34,7 @@ func processing(extra ...schemas.Check) *schemas.SessionState {
 		UpdatedAt: t0.Add(time.Minute),
 		Checks: append([]schemas.Check{
 			check("quality.document_front", "pass"), check("quality.document_back", "pass"), check("quality.selfie", "pass"),
+			check("chip.passive_authentication", "pass"), check("chip.active_authentication", "pass"),
 		}, extra...),
 	}
 }
@@ -48,13 +50,14 @@ func findCheck(cs []schemas.Check, name string) *schemas.Check {
 
 func TestDefaultPolicy(t *testing.T) {
 	p := DefaultPolicy(flow.Default())
-	if p.Version != "2026-11-22.1" || len(p.Flows) != 5 {
+	if p.Version != "2026-11-22.2" || len(p.Flows) != 5 {
 		t.Fatalf("policy = %+v", p)
 	}
 	want := map[string][]string{
-		"chip_id_card":         {"quality.document_front", "quality.document_back", "quality.selfie"},
-		"passport":             {"quality.passport", "quality.selfie"},
-		"nfc_only":             {"quality.selfie"},
+		"chip_id_card": {"quality.document_front", "quality.document_back", "quality.selfie",
+			"chip.passive_authentication", "chip.active_authentication"},
+		"passport":             {"quality.passport", "quality.selfie"}, // nfc is optional: the chip is not awaited
+		"nfc_only":             {"quality.selfie", "chip.passive_authentication", "chip.active_authentication"},
 		"vehicle_registration": {"quality.document_front", "quality.document_back"},
 	}
 	for name, await := range want {
@@ -107,6 +110,18 @@ func TestDecideWaits(t *testing.T) {
 	notProcessing.Status = schemas.StatusCapturing
 	missing := processing()
 	missing.Checks = missing.Checks[:2] // no quality.selfie
+	noChip := processing()
+	noChip.Checks = noChip.Checks[:3] // quality only: the nfc capture is accepted, the chip group has not answered
+	nfcOnly := processing()
+	nfcOnly.Flow, nfcOnly.Steps = "nfc_only", []string{"nfc", "selfie"}
+	nfcOnlyNoChip := processing()
+	nfcOnlyNoChip.Flow, nfcOnlyNoChip.Steps = "nfc_only", []string{"nfc", "selfie"}
+	nfcOnlyNoChip.Checks = []schemas.Check{check("quality.selfie", "pass"), check("chip.passive_authentication", "pass")}
+	passport := &schemas.SessionState{
+		Envelope: schemas.Envelope{SessionID: sid}, Status: schemas.StatusProcessing, Flow: "passport",
+		Steps:  []string{"passport", "selfie"},
+		Checks: []schemas.Check{check("quality.passport", "pass"), check("quality.selfie", "pass")},
+	}
 	globPolicy := Policy{Version: "v", Flows: map[string]FlowPolicy{"chip_id_card": {Await: []string{"quality.*", "fraud.*"}}}}
 
 	tests := []struct {
@@ -119,6 +134,10 @@ func TestDecideWaits(t *testing.T) {
 		{"not processing", p, notProcessing, false},
 		{"awaited check missing", p, missing, false},
 		{"all awaited present", p, processing(), true},
+		{"chip checks awaited", p, noChip, false},
+		{"nfc_only with chip checks", p, nfcOnly, true},
+		{"nfc_only without active authentication", p, nfcOnlyNoChip, false},
+		{"passport does not await the optional chip", p, passport, true},
 		{"glob awaits a fraud check", globPolicy, processing(), false},
 		{"glob satisfied", globPolicy, processing(check("fraud.blocklist", "pass")), true},
 	}
@@ -154,7 +173,7 @@ func TestDecideOutcomes(t *testing.T) {
 
 	t.Run("all pass verifies", func(t *testing.T) {
 		d, _ := Decide(p, processing(check("fraud.blocklist", "pass")))
-		if d.Outcome != schemas.StatusVerified || len(d.Reasons) != 0 || len(d.Checks) != 4 {
+		if d.Outcome != schemas.StatusVerified || len(d.Reasons) != 0 || len(d.Checks) != 6 {
 			t.Fatalf("decision = %+v", d)
 		}
 	})
@@ -180,7 +199,7 @@ func TestDecideOutcomes(t *testing.T) {
 		if c := findCheck(d.Checks, "fraud.device_integrity"); c == nil || c.Status != schemas.CheckWarn {
 			t.Fatalf("soft check = %+v", c)
 		}
-		if st.Checks[3].Status != schemas.CheckFail {
+		if findCheck(st.Checks, "fraud.device_integrity").Status != schemas.CheckFail {
 			t.Fatal("Decide modified the snapshot")
 		}
 	})
@@ -202,5 +221,54 @@ func TestDecideIsDeterministic(t *testing.T) {
 	if !a.DecidedAt.Equal(st.UpdatedAt) || !a.Envelope.OccurredAt.Equal(st.UpdatedAt) || a.Envelope.Producer != "decision" ||
 		a.Envelope.SessionID != sid || a.Envelope.TenantID != "ten_1" || a.PolicyVersion != p.Version || a.Flow != "chip_id_card" {
 		t.Fatalf("decision = %+v", a)
+	}
+}
+
+func TestDefaultPolicyChipOutcomes(t *testing.T) {
+	p := DefaultPolicy(flow.Default())
+	withReason := func(name, status, code string) schemas.Check {
+		c := check(name, status)
+		c.ReasonCode = &code
+		return c
+	}
+	tests := []struct {
+		name    string
+		checks  []schemas.Check // replace the chip checks of processing() by name
+		outcome string
+		reason  string
+	}{
+		{"registry match verifies", []schemas.Check{check("chip.registry_identity", "pass")}, schemas.StatusVerified, ""},
+		{"registry unavailable (warn) verifies",
+			[]schemas.Check{withReason("chip.registry_identity", "warn", "registry_unavailable")}, schemas.StatusVerified, ""},
+		{"registry name mismatch rejects",
+			[]schemas.Check{withReason("chip.registry_identity", "fail", "name_mismatch")}, schemas.StatusRejected, "name_mismatch"},
+		{"tampered data group rejects",
+			[]schemas.Check{withReason("chip.passive_authentication", "fail", "dg_hash_mismatch")}, schemas.StatusRejected, "dg_hash_mismatch"},
+		{"cloned chip rejects",
+			[]schemas.Check{withReason("chip.active_authentication", "fail", "aa_signature_invalid")}, schemas.StatusRejected, "aa_signature_invalid"},
+		{"chip without active authentication (skipped) verifies",
+			[]schemas.Check{withReason("chip.active_authentication", "skipped", "aa_not_supported")}, schemas.StatusVerified, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := processing()
+			for _, c := range tt.checks {
+				if i := slices.IndexFunc(st.Checks, func(x schemas.Check) bool { return x.Name == c.Name }); i >= 0 {
+					st.Checks[i] = c
+				} else {
+					st.Checks = append(st.Checks, c)
+				}
+			}
+			d, ok := Decide(p, st)
+			if !ok {
+				t.Fatal("not decided")
+			}
+			if d.Outcome != tt.outcome {
+				t.Fatalf("outcome = %s, want %s (reasons %+v)", d.Outcome, tt.outcome, d.Reasons)
+			}
+			if tt.reason != "" && (len(d.Reasons) != 1 || d.Reasons[0].Code != tt.reason) {
+				t.Fatalf("reasons = %+v, want %s", d.Reasons, tt.reason)
+			}
+		})
 	}
 }

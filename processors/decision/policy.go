@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 
 	"gopkg.in/yaml.v3"
 
@@ -18,7 +19,27 @@ import (
 // check names (e.g. "chip.*", "liveness.*", "face.*", "fraud.*") to the Await lists of the
 // flows that produce them, with a version bump, so that no session is decided before those
 // checks are in its snapshot.
-const DefaultPolicyVersion = "2026-11-22.1"
+//
+// History: "2026-11-22.1" awaited the quality checks only; "2026-11-22.2" also awaits the
+// chip checks (ChipAwaits) in flows that require the nfc step.
+const DefaultPolicyVersion = "2026-11-22.2"
+
+// Chip check names the default policy awaits (they are produced by the chip group, which
+// reports every chip check of a capture in one event).
+const (
+	CheckChipPassiveAuthentication = "chip.passive_authentication"
+	CheckChipActiveAuthentication  = "chip.active_authentication"
+	// CheckChipRegistryIdentity is not awaited (it arrives with the two above). It is hard
+	// like every other check: its fail (name_mismatch, dob_mismatch, sex_mismatch, revoked,
+	// deceased, not_found) rejects, while its warn (registry_unavailable, registry_error) is
+	// acceptable and never rejects, as no warn does.
+	CheckChipRegistryIdentity = "chip.registry_identity"
+)
+
+// ChipAwaits returns the chip checks awaited by a flow that requires the nfc step.
+func ChipAwaits() []string {
+	return []string{CheckChipPassiveAuthentication, CheckChipActiveAuthentication}
+}
 
 // ErrInvalidPolicy is wrapped by every validation error of ParsePolicy and Policy.Validate.
 var ErrInvalidPolicy = errors.New("invalid decision policy")
@@ -44,12 +65,20 @@ type FlowPolicy struct {
 }
 
 // DefaultPolicy returns the default policy for flows (version DefaultPolicyVersion): every
-// flow awaits "quality.<step>" for each of its required image steps, and every check is hard.
+// flow awaits "quality.<step>" for each of its required image steps and, when nfc is one of
+// its required steps (chip_id_card, nfc_only), the chip checks of ChipAwaits; a flow where
+// nfc is optional (passport) does not wait for the chip. Every check is hard: any fail
+// rejects (a failed passive or active authentication among them), and a warn never does
+// (chip.registry_identity warns when the registry is unavailable).
 func DefaultPolicy(flows flow.Set) Policy {
 	p := Policy{Version: DefaultPolicyVersion, Flows: make(map[string]FlowPolicy)}
 	for _, name := range flows.Names() {
 		f, _ := flows.Get(name)
-		p.Flows[name] = FlowPolicy{Await: qualityAwaits(f.ImageSteps()), DocumentType: f.DocumentType}
+		await := qualityAwaits(f.ImageSteps())
+		if slices.Contains(f.Steps, flow.StepNFC) {
+			await = append(await, ChipAwaits()...)
+		}
+		p.Flows[name] = FlowPolicy{Await: await, DocumentType: f.DocumentType}
 	}
 	return p
 }
