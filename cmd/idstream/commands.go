@@ -12,6 +12,7 @@ import (
 
 	"github.com/idstream/idstream/internal/registry"
 	"github.com/idstream/idstream/processors"
+	chsink "github.com/idstream/idstream/sinks/clickhouse"
 )
 
 // runDev is `make run`: every group, the edge and an embedded broker persisted under
@@ -22,7 +23,7 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, log *slog.Logg
 	if err := parse(flagSet("dev", &cfg), args); err != nil {
 		return err
 	}
-	cfg.Groups, cfg.Sinks = allGroups, allSinks
+	cfg.Groups, cfg.Sinks, cfg.StartClickHouse = allGroups, allSinks, true
 	s, err := Start(ctx, cfg, serviceOptions{withEdge: true, withConsent: true, withRegistry: cfg.IdentityURL == ""}, log)
 	if err != nil {
 		return err
@@ -45,6 +46,9 @@ func printBanner(w io.Writer, s *Service) {
 	}
 	if s.registryURL != "" {
 		fmt.Fprintf(w, "  identity registry:        %s (personas: internal/registry/README.md)\n", s.registryURL)
+	}
+	if s.chAddr != "" {
+		fmt.Fprintf(w, "  clickhouse (native):      %s   database idstream (queries: deploy/clickhouse/README.md)\n", s.chAddr)
 	}
 	fmt.Fprintf(w, "  groups: %v, sinks: %v\n", s.cfg.Groups, s.cfg.Sinks)
 	if s.secrets != nil {
@@ -164,6 +168,28 @@ func runRegistrySandbox(ctx context.Context, args []string, stdout io.Writer, lo
 	}
 	fmt.Fprintf(stdout, "sandbox registry listening on http://%s\n", addr)
 	<-ctx.Done()
+	return nil
+}
+
+// runMigrate applies the ClickHouse migrations at --clickhouse-addr.
+func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
+	var cfg Config
+	if err := parse(flagSet("migrate", &cfg), args); err != nil {
+		return err
+	}
+	conn, err := chsink.Dial(ctx, cfg.ClickHouseAddr)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := chsink.Migrate(ctx, conn); err != nil {
+		return err
+	}
+	versions, err := chsink.AppliedVersions(ctx, conn, chsink.DefaultDatabase)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "clickhouse %s: migrations applied %v\n", cfg.ClickHouseAddr, versions)
 	return nil
 }
 

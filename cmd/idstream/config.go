@@ -17,27 +17,28 @@ var errUsage = errors.New("usage")
 
 // Config is everything a service process needs; flags and IDSTREAM_* variables fill it.
 type Config struct {
-	DataDir        string        // --data-dir: broker log, blobs, sandbox secrets
-	EdgeAddr       string        // --edge-addr: REST edge listener
-	ConsentAddr    string        // --consent-addr: consent API listener (consent issue)
-	KafkaAddr      string        // --kafka-addr: where the embedded broker listens
-	ClickHouseAddr string        // --clickhouse-addr: native port of the local ClickHouse (sinks issue)
-	TenantsFile    string        // --tenants: YAML tenants file; empty in dev = sandbox tenant
-	FlowsFile      string        // --flows: YAML flows overriding the defaults
-	PolicyFile     string        // --policy: YAML decision policy overriding the default
-	CSCADir        string        // --csca-dir: CSCA certificates and master lists for passive authentication
-	ConsentConfig  string        // --consent-config: CMP configuration YAML (default: embedded)
-	RegistryAddr   string        // --registry-addr: where dev's sandbox registry listens
-	IdentityURL    string        // --registry-url: the national identity registry API (dev: the sandbox)
-	IdentityToken  string        // IDSTREAM_REGISTRY_TOKEN: bearer token for the registry API
-	Partitions     int           // --partitions: partition count of every topic
-	QualityBudget  time.Duration // --quality-budget: how long a step request waits for the gate
-	Brokers        []string      // KAFKA_BROKERS: external cluster instead of the embedded broker
-	RegistryURL    string        // SCHEMA_REGISTRY_URL: Confluent wire format through a registry
-	TokenSecret    string        // IDSTREAM_TOKEN_SECRET: HMAC key for sdk tokens (dev: generated)
-	Groups         []string      // processor groups to run in this process (dev: all)
-	Sinks          []string      // sinks to run in this process (dev: all)
-	InstanceID     string        // --instance-id: stable per replica; names its Kafka transactions
+	DataDir         string        // --data-dir: broker log, blobs, sandbox secrets
+	EdgeAddr        string        // --edge-addr: REST edge listener
+	ConsentAddr     string        // --consent-addr: consent API listener (consent issue)
+	KafkaAddr       string        // --kafka-addr: where the embedded broker listens
+	ClickHouseAddr  string        // --clickhouse-addr: native port of the local ClickHouse (sinks issue)
+	TenantsFile     string        // --tenants: YAML tenants file; empty in dev = sandbox tenant
+	FlowsFile       string        // --flows: YAML flows overriding the defaults
+	PolicyFile      string        // --policy: YAML decision policy overriding the default
+	CSCADir         string        // --csca-dir: CSCA certificates and master lists for passive authentication
+	ConsentConfig   string        // --consent-config: CMP configuration YAML (default: embedded)
+	RegistryAddr    string        // --registry-addr: where dev's sandbox registry listens
+	IdentityURL     string        // --registry-url: the national identity registry API (dev: the sandbox)
+	IdentityToken   string        // IDSTREAM_REGISTRY_TOKEN: bearer token for the registry API
+	Partitions      int           // --partitions: partition count of every topic
+	QualityBudget   time.Duration // --quality-budget: how long a step request waits for the gate
+	Brokers         []string      // KAFKA_BROKERS: external cluster instead of the embedded broker
+	RegistryURL     string        // SCHEMA_REGISTRY_URL: Confluent wire format through a registry
+	TokenSecret     string        // IDSTREAM_TOKEN_SECRET: HMAC key for sdk tokens (dev: generated)
+	Groups          []string      // processor groups to run in this process (dev: all)
+	Sinks           []string      // sinks to run in this process (dev: all)
+	InstanceID      string        // --instance-id: stable per replica; names its Kafka transactions
+	StartClickHouse bool          // dev: run a local clickhouse-server at ClickHouseAddr
 }
 
 // flagSet builds the flags shared by the service commands, with defaults taken from the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -54,7 +55,7 @@ func TestSessionGroupCrash(t *testing.T) {
 // reduced to what must not depend on the crash.
 func crashRun(t *testing.T, n int, crash bool) []string {
 	t.Helper()
-	s := testService(t, []string{"decision", "quality"})
+	s := testService(t, []string{"decision", "quality", "chip"})
 	c := newClient(t, s)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	member := func() *processors.StatefulRunner {
@@ -97,7 +98,7 @@ func crashRun(t *testing.T, n int, crash bool) []string {
 			for j, up := range flowUploads[flow] {
 				var r response
 				if up.endpoint == "nfc" {
-					r = c.postJSON("/v1/ekyc/sessions/"+id+"/nfc", token, chipRead())
+					r = c.do(http.MethodPost, "/v1/ekyc/sessions/"+id+"/nfc", token, "application/json", s.chipRead(t, str(init["nonce"])))
 				} else {
 					r = c.upload(id, up.endpoint, up.side, sharpImage(t, uint64(i*10+j)), token)
 				}

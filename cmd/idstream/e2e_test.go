@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -16,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	chsink "github.com/idstream/idstream/sinks/clickhouse"
 )
 
 // stepUpload is one capture a scenario sends.
@@ -31,22 +34,16 @@ var flowUploads = map[string][]stepUpload{
 	"chip_id_card":         {{"document", "front"}, {"document", "back"}, {"nfc", ""}, {"selfie", ""}},
 }
 
-// chipRead is a syntactically valid nfc step body (the chip processor verifies it later).
-func chipRead() map[string]string {
-	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
-	return map[string]string{"sod": b64("sod-bytes"), "dg1": b64("dg1-bytes"), "dg2": b64("dg2-bytes"), "dg13": b64("dg13-bytes")}
-}
-
 // runFlow drives one session of flow through the edge with the SDK token, as an app would,
 // and returns its session id.
-func runFlow(t *testing.T, c *client, flow string, seed uint64) string {
+func runFlow(t *testing.T, env *testEnv, c *client, flow string, seed uint64) string {
 	t.Helper()
 	init := c.openSession(flow)
 	id, token := str(init["session_id"]), str(init["sdk_token"])
 	for i, up := range flowUploads[flow] {
 		var r response
 		if up.endpoint == "nfc" {
-			r = c.postJSON("/v1/ekyc/sessions/"+id+"/nfc", token, chipRead())
+			r = c.do(http.MethodPost, "/v1/ekyc/sessions/"+id+"/nfc", token, "application/json", env.chipRead(t, str(init["nonce"])))
 			if r.status != http.StatusAccepted {
 				t.Fatalf("%s nfc: %d %s", flow, r.status, r.body)
 			}
@@ -76,7 +73,7 @@ func TestEndToEndFlows(t *testing.T) {
 			defer wg.Done()
 			t.Run(flow, func(t *testing.T) {
 				c := newClient(t, s)
-				id := runFlow(t, c, flow, uint64(i+1))
+				id := runFlow(t, s, c, flow, uint64(i+1))
 				got := c.waitStatus(id, "verified", "rejected")
 				if got["status"] != "verified" {
 					t.Fatalf("status %v, want verified: %v", got["status"], got)
@@ -164,7 +161,7 @@ func TestEndToEndWebhook(t *testing.T) {
 	}))
 	defer receiver.Close()
 
-	s := testService(t, allGroups, func(c *Config) { c.Sinks = allSinks })
+	s := testService(t, allGroups, func(c *Config) { c.Sinks = []string{"webhook"} })
 	c := newClient(t, s)
 	r := c.postJSON("/v1/ekyc/sessions", c.key, map[string]any{"flow": "vehicle_registration", "webhook_url": receiver.URL + "/hook"})
 	if r.status != http.StatusCreated {
@@ -206,5 +203,42 @@ func TestEndToEndWebhook(t *testing.T) {
 	}
 	if body.Type != "ekyc.session.completed" || body.Data["session_id"] != id || body.Data["status"] != "verified" || !strings.HasPrefix(d.id, "msg_") {
 		t.Fatalf("delivery %s: %s", d.id, d.body)
+	}
+}
+
+// TestEndToEndClickHouse: with the ClickHouse sink on a ClickHouse server the service starts
+// itself (as make run does), a decided session lands in idstream.decisions and its checks in
+// idstream.checks, for analysts.
+func TestEndToEndClickHouse(t *testing.T) {
+	s := testService(t, allGroups, func(c *Config) {
+		c.Sinks, c.StartClickHouse, c.ClickHouseAddr = []string{"clickhouse"}, true, "127.0.0.1:0"
+	})
+	c := newClient(t, s)
+	id := runFlow(t, s, c, "chip_id_card", 77)
+	c.waitStatus(id, "verified", "rejected")
+
+	conn, err := chsink.Dial(context.Background(), s.chAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var outcome string
+		var checks uint64
+		err := conn.QueryRow(context.Background(), "SELECT outcome FROM idstream.decisions FINAL WHERE session_id = ?", id).Scan(&outcome)
+		if err == nil {
+			if err := conn.QueryRow(context.Background(), "SELECT count() FROM idstream.checks FINAL WHERE session_id = ?", id).Scan(&checks); err != nil {
+				t.Fatal(err)
+			}
+			if outcome != "verified" || checks < 10 {
+				t.Fatalf("decisions row outcome %q with %d checks", outcome, checks)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no decisions row for the session: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"image"
 	"image/color"
@@ -20,14 +22,33 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/idstream/idstream/internal/mrtd/mrtdtest"
 	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/processors/chip/chiptest"
 )
 
+// testEnv is a running service and the test PKI whose CSCA it trusts.
+type testEnv struct {
+	*Service
+	pki *mrtdtest.PKI
+}
+
 // testService starts the real wiring (embedded broker unless KAFKA_BROKERS is set, the
-// groups given, the edge) in a temporary data dir, and stops it when the test ends.
-func testService(t testing.TB, groups []string, mutate ...func(*Config)) *Service {
+// groups given, the edge, the consent API, the sandbox registry) in a temporary data dir,
+// trusting a test CSCA generated for it, and stops it when the test ends.
+func testService(t testing.TB, groups []string, mutate ...func(*Config)) *testEnv {
 	t.Helper()
+	pki, err := mrtdtest.NewPKI(mrtdtest.ECDSAP256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cscaDir := t.TempDir()
+	pem := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: pki.CSCA.Certificate.Raw})
+	if err := os.WriteFile(filepath.Join(cscaDir, "csca.pem"), pem, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cfg := Config{
+		CSCADir:       cscaDir,
 		DataDir:       t.TempDir(),
 		EdgeAddr:      "127.0.0.1:0",
 		ConsentAddr:   "127.0.0.1:0",
@@ -50,6 +71,7 @@ func testService(t testing.TB, groups []string, mutate ...func(*Config)) *Servic
 		t.Fatalf("start service: %v", err)
 	}
 	t.Cleanup(s.Close)
+	env := &testEnv{Service: s, pki: pki}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for !s.states.Ready() {
@@ -59,7 +81,19 @@ func testService(t testing.TB, groups []string, mutate ...func(*Config)) *Servic
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	return s
+	return env
+}
+
+// chipRead is the nfc step body of a real chip (signed by the env's test PKI, holding the
+// sandbox registry's matching persona) answering the session's nonce (base64, as Session
+// Init returns it).
+func (e *testEnv) chipRead(t testing.TB, nonceB64 string) []byte {
+	t.Helper()
+	nonce, err := base64.StdEncoding.DecodeString(nonceB64)
+	if err != nil {
+		t.Fatalf("nonce: %v", err)
+	}
+	return chiptest.RequestJSON(chiptest.NewChip(t, e.pki, chiptest.Persona(t, "match"), nonce))
 }
 
 // client is a small HTTP client of the edge for tests.
@@ -71,7 +105,7 @@ type client struct {
 }
 
 // newClient is a client of s with the sandbox tenant's API key, or with key when given.
-func newClient(t testing.TB, s *Service, key ...string) *client {
+func newClient(t testing.TB, s *testEnv, key ...string) *client {
 	c := &client{t: t, base: "http://" + s.edgeAddr, http: &http.Client{Timeout: 20 * time.Second}}
 	if len(key) > 0 {
 		c.key = key[0]

@@ -19,10 +19,11 @@ const usage = `idstream — self-hosted identity verification over Kafka
 Usage:
   idstream dev [flags]              everything in one process on an embedded broker (make run)
   idstream edge [flags]             the REST edge against KAFKA_BROKERS
-  idstream process <group> [flags]  one processor group (session, decision, quality) against KAFKA_BROKERS
+  idstream process <group> [flags]  one processor group (session, decision, quality, chip) against KAFKA_BROKERS
   idstream consent [flags]          the consent (CMP) API against KAFKA_BROKERS
   idstream registry-sandbox [flags] the sandbox identity registry with its test personas
-  idstream sink <name> [flags]     one sink (webhook) against KAFKA_BROKERS
+  idstream sink <name> [flags]      one sink (webhook, clickhouse) against KAFKA_BROKERS
+  idstream migrate [flags]          apply the ClickHouse migrations at --clickhouse-addr
   idstream topics [flags]           create or check the topics on KAFKA_BROKERS
   idstream sample-image [--seed N]  write a synthetic document JPEG to stdout (for trying the API)
   idstream version
@@ -59,6 +60,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runConsent(ctx, args[1:], stdout, logger)
 	case "registry-sandbox":
 		err = runRegistrySandbox(ctx, args[1:], stdout, logger)
+	case "migrate":
+		err = runMigrate(ctx, args[1:], stdout)
 	case "sink":
 		err = runSink(ctx, args[1:], logger)
 	case "topics":

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -23,23 +24,27 @@ import (
 	"github.com/idstream/idstream/consent"
 	"github.com/idstream/idstream/edge"
 	"github.com/idstream/idstream/internal/blob"
+	"github.com/idstream/idstream/internal/chserver"
 	"github.com/idstream/idstream/internal/flow"
+	"github.com/idstream/idstream/internal/mrtd"
 	"github.com/idstream/idstream/internal/quality"
 	"github.com/idstream/idstream/internal/registry"
 	"github.com/idstream/idstream/internal/tenant"
 	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/processors/chip"
 	"github.com/idstream/idstream/processors/decision"
 	qualitygroup "github.com/idstream/idstream/processors/quality"
 	"github.com/idstream/idstream/processors/session"
 	"github.com/idstream/idstream/schemas"
+	chsink "github.com/idstream/idstream/sinks/clickhouse"
 	"github.com/idstream/idstream/sinks/webhook"
 )
 
 // allGroups is every processor group this binary can run, in start order.
-var allGroups = []string{"session", "decision", "quality"}
+var allGroups = []string{"session", "decision", "quality", "chip"}
 
 // allSinks is every sink this binary can run.
-var allSinks = []string{"webhook"}
+var allSinks = []string{"webhook", "clickhouse"}
 
 // topicRetention is the retention of the event topics that are not compacted.
 const topicRetention = 7 * 24 * time.Hour
@@ -62,6 +67,9 @@ type Service struct {
 	edge     *edge.Server
 	edgeLn   net.Listener
 	edgeAddr string
+
+	clickhouse *chserver.Server // the local ClickHouse dev starts
+	chAddr     string
 
 	consents    *consent.Index
 	consent     *consent.Server
@@ -133,6 +141,17 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 	if err != nil {
 		return s, err
 	}
+	if opts.withRegistry {
+		sandbox := registry.NewSandbox(registry.WithSandboxToken(cfg.IdentityToken), registry.WithSandboxLogger(log.With("component", "registry-sandbox")))
+		addr, err := sandbox.Serve(s.ctx, cfg.RegistryAddr)
+		if err != nil {
+			return s, fmt.Errorf("sandbox registry: %w", err)
+		}
+		s.registryURL = "http://" + addr
+	}
+	if cfg.IdentityURL != "" {
+		s.registryURL = cfg.IdentityURL
+	}
 	for _, g := range cfg.Groups {
 		if err := s.startGroup(g, blobs, flows); err != nil {
 			return s, err
@@ -145,17 +164,6 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 		if s.producer, err = processors.NewProducer(s.runtimeOpts("producer")...); err != nil {
 			return s, fmt.Errorf("producer: %w", err)
 		}
-	}
-	if opts.withRegistry {
-		sandbox := registry.NewSandbox(registry.WithSandboxToken(cfg.IdentityToken), registry.WithSandboxLogger(log.With("component", "registry-sandbox")))
-		addr, err := sandbox.Serve(s.ctx, cfg.RegistryAddr)
-		if err != nil {
-			return s, fmt.Errorf("sandbox registry: %w", err)
-		}
-		s.registryURL = "http://" + addr
-	}
-	if cfg.IdentityURL != "" {
-		s.registryURL = cfg.IdentityURL
 	}
 	if opts.withEdge || opts.withConsent {
 		s.consents = consent.NewIndex()
@@ -270,6 +278,24 @@ func (s *Service) startGroup(name string, blobs blob.Store, flows flow.Set) erro
 			return fmt.Errorf("quality group: %w", err)
 		}
 		s.spawn("group quality", r.Run)
+	case "chip":
+		trust, err := s.loadTrust()
+		if err != nil {
+			return err
+		}
+		var reg registry.Registry
+		if s.registryURL != "" {
+			client, err := registry.NewClient(s.registryURL, registry.WithBearerToken(s.cfg.IdentityToken), registry.WithLogger(s.log.With("component", "registry")))
+			if err != nil {
+				return fmt.Errorf("identity registry: %w", err)
+			}
+			reg = client
+		}
+		r, err := processors.NewRunner(chip.NewGroup(s.codec, blobs, trust, reg, chip.WithLogger(s.log.With("group", "chip"))), opts...)
+		if err != nil {
+			return fmt.Errorf("chip group: %w", err)
+		}
+		s.spawn("group chip", r.Run)
 	default:
 		return fmt.Errorf("unknown group %q (known: %s)", name, strings.Join(allGroups, ", "))
 	}
@@ -293,9 +319,69 @@ func (s *Service) startSink(name string) error {
 			return fmt.Errorf("webhook sink: %w", err)
 		}
 		s.spawn("sink webhook", sink.Run)
+	case "clickhouse":
+		if err := s.startClickHouseSink(); err != nil {
+			return err
+		}
 	default:
 		return fmt.Errorf("unknown sink %q (known: %s)", name, strings.Join(allSinks, ", "))
 	}
+	return nil
+}
+
+// loadTrust reads the CSCA trust anchors of --csca-dir. Without one, every chip's chain
+// check fails with csca_untrusted: nothing is trusted by default.
+func (s *Service) loadTrust() (*mrtd.Trust, error) {
+	if s.cfg.CSCADir == "" {
+		s.log.Warn("no --csca-dir: chip passive authentication will fail with csca_untrusted")
+		return nil, nil
+	}
+	trust, err := mrtd.LoadTrust(s.cfg.CSCADir)
+	if err != nil {
+		return nil, fmt.Errorf("csca dir: %w", err)
+	}
+	return trust, nil
+}
+
+// startClickHouseSink connects to ClickHouse at --clickhouse-addr (in dev, a server this
+// process starts under the data dir), applies the migrations, and runs the sink.
+func (s *Service) startClickHouseSink() error {
+	secret, err := s.tokenSecret()
+	if err != nil {
+		return err
+	}
+	addr := s.cfg.ClickHouseAddr
+	if s.cfg.StartClickHouse {
+		_, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			return fmt.Errorf("--clickhouse-addr: %w", err)
+		}
+		p, err := strconv.Atoi(port)
+		if err != nil {
+			return fmt.Errorf("--clickhouse-addr: %w", err)
+		}
+		if s.clickhouse, err = chserver.Start(s.ctx, chserver.WithDataDir(filepath.Join(s.cfg.DataDir, "clickhouse")), chserver.WithTCPPort(p)); err != nil {
+			return fmt.Errorf("clickhouse server: %w", err)
+		}
+		addr = s.clickhouse.Addr()
+	}
+	conn, err := chsink.Dial(s.ctx, addr)
+	if err != nil {
+		return fmt.Errorf("clickhouse: %w", err)
+	}
+	if err := chsink.Migrate(s.ctx, conn); err != nil {
+		return fmt.Errorf("clickhouse migrations: %w", err)
+	}
+	sink, err := chsink.New(conn, s.codec, chsink.WithIDHashKey(secret), chsink.WithLogger(s.log.With("sink", "clickhouse")))
+	if err != nil {
+		return fmt.Errorf("clickhouse sink: %w", err)
+	}
+	r, err := processors.NewBatchRunner(sink.Group(), s.runtimeOpts("clickhouse")...)
+	if err != nil {
+		return fmt.Errorf("clickhouse sink: %w", err)
+	}
+	s.spawn("sink clickhouse", r.Run)
+	s.chAddr = addr
 	return nil
 }
 
@@ -455,6 +541,9 @@ func (s *Service) Close() {
 	s.wg.Wait()
 	if s.producer != nil {
 		s.producer.Close()
+	}
+	if s.clickhouse != nil {
+		_ = s.clickhouse.Close()
 	}
 	if s.broker != nil {
 		s.broker.Close()
