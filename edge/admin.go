@@ -170,7 +170,7 @@ func (s *Server) replayWebhooks(c *fiber.Ctx) error {
 		d := schemas.WebhookDelivery{
 			Envelope:        s.envelope(sid, t.ID),
 			WebhookID:       schemas.WebhookID(st.Decision.DecisionID),
-			DecisionEventID: st.Decision.DecisionID,
+			DecisionEventID: schemas.DecisionEventID(st.Decision.DecisionID),
 			URL:             url,
 			Attempt:         0,
 			NotBefore:       now,

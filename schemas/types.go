@@ -322,6 +322,9 @@ type WebhookDelivery struct {
 	LastStatus      *int      `avro:"last_status"`
 	LastError       *string   `avro:"last_error"`
 	Body            []byte    `avro:"body"` // the exact payload, so every attempt signs the same bytes
+	// Chain is the event id of the attempt-0 record that started this chain of attempts (the
+	// first delivery of a decision, or an admin replay); null on that record itself.
+	Chain *string `avro:"chain"`
 }
 
 // Webhook attempt outcomes (WebhookAttempt.Outcome).

@@ -2,6 +2,7 @@ package schemas
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -168,3 +169,9 @@ func WebhookBody(st *SessionState, now time.Time) ([]byte, error) {
 }
 
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// DecisionEventID is the event id of the Decision whose decision id is decisionID
+// ("dec_<digits>" → "evt_<digits>"): the decision group derives both from the session id.
+func DecisionEventID(decisionID string) string {
+	return "evt_" + strings.TrimPrefix(decisionID, "dec_")
+}

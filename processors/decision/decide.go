@@ -75,16 +75,16 @@ func Decide(p Policy, st *schemas.SessionState) (*schemas.Decision, bool) {
 	if len(reasons) > 0 {
 		outcome = schemas.StatusRejected
 	}
-	digits := idDigits(st.Envelope.SessionID)
+	id := ID(st.Envelope.SessionID)
 	return &schemas.Decision{
 		Envelope: schemas.Envelope{
-			EventID:    "evt_" + digits,
+			EventID:    schemas.DecisionEventID(id),
 			SessionID:  st.Envelope.SessionID,
 			TenantID:   st.Envelope.TenantID,
 			OccurredAt: st.UpdatedAt,
 			Producer:   Producer,
 		},
-		DecisionID:    "dec_" + digits,
+		DecisionID:    id,
 		Outcome:       outcome,
 		PolicyVersion: p.Version,
 		Flow:          st.Flow,

@@ -255,9 +255,20 @@ func (d *deliverer) attempt(it *item) bool {
 	now := d.s.cfg.Now().UTC().Truncate(time.Millisecond)
 	res := d.send(del, now)
 
+	// Attempt ids are unique per chain: the decision's first delivery keeps the short form
+	// "<webhook-id>/<n>"; a replay's attempts carry the replay's id, so they never replace
+	// the first delivery's records where attempts are stored by event id.
+	chain := del.Envelope.EventID
+	if del.Chain != nil {
+		chain = *del.Chain
+	}
+	idPrefix := del.WebhookID + "/"
+	if chain != del.WebhookID+"/0" {
+		idPrefix += chain + "/"
+	}
 	rec := schemas.WebhookAttempt{
 		Envelope: schemas.Envelope{
-			EventID: del.WebhookID + "/" + strconv.Itoa(n), SessionID: del.Envelope.SessionID,
+			EventID: idPrefix + strconv.Itoa(n), SessionID: del.Envelope.SessionID,
 			TenantID: del.Envelope.TenantID, OccurredAt: now, Producer: Producer,
 		},
 		WebhookID: del.WebhookID, DecisionEventID: del.DecisionEventID, URL: del.URL, Attempt: n,
@@ -266,6 +277,7 @@ func (d *deliverer) attempt(it *item) bool {
 	var follow *schemas.WebhookDelivery
 	var followTopic string
 	next := del
+	next.Chain = &chain
 	next.Attempt = n
 	next.LastStatus = res.status
 	next.Envelope.OccurredAt = now
@@ -306,7 +318,7 @@ func (d *deliverer) attempt(it *item) bool {
 	}
 	outs = append(outs, out)
 	if follow != nil {
-		follow.Envelope.EventID = del.WebhookID + "/" + followTopic + "/" + strconv.Itoa(n)
+		follow.Envelope.EventID = idPrefix + followTopic + "/" + strconv.Itoa(n)
 		out, err := d.s.output(followTopic, del.Envelope.SessionID, *follow)
 		if err != nil {
 			d.s.log.Error("webhook delivery: encode follow-up", "err", err)
