@@ -44,7 +44,7 @@ fuzz:
 
 ## bench: the benchmarks, with figures a reader can compare
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 2s -timeout 30m ./processors/... ./schemas/... ./internal/... ./cmd/...
+	$(GO) test -run '^$$' -bench . -benchtime 2s -timeout 30m ./processors/... ./schemas/... ./internal/... ./sinks/... ./consent/... ./cmd/...
 
 ## lint: go vet and gofmt
 lint:

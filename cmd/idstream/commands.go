@@ -122,8 +122,11 @@ func runSink(ctx context.Context, args []string, log *slog.Logger) error {
 	if len(cfg.Brokers) == 0 {
 		return errors.New("KAFKA_BROKERS is required (idstream dev runs an embedded broker)")
 	}
-	if cfg.TenantsFile == "" {
-		return errors.New("--tenants is required outside dev")
+	switch {
+	case args[0] == "webhook" && cfg.TenantsFile == "":
+		return errors.New("--tenants is required: the webhook sink signs with the tenants' secrets")
+	case args[0] == "clickhouse" && cfg.TokenSecret == "":
+		return errors.New("IDSTREAM_TOKEN_SECRET is required: id numbers are hashed with the edge's key")
 	}
 	cfg.Sinks = []string{args[0]}
 	s, err := Start(ctx, cfg, serviceOptions{}, log)
