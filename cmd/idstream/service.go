@@ -337,6 +337,10 @@ func (s *Service) loadTrust() (*mrtd.Trust, error) {
 		return nil, nil
 	}
 	trust, err := mrtd.LoadTrust(s.cfg.CSCADir)
+	if errors.Is(err, mrtd.ErrNoAnchors) {
+		s.log.Warn("--csca-dir holds no certificate: chip passive authentication will fail with csca_untrusted")
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("csca dir: %w", err)
 	}
