@@ -75,19 +75,8 @@ func NewBatchRunner(g BatchGroup, opts ...Option) (*BatchRunner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new batch runner %s: %w", g.Name, err)
 	}
-	ks := newKillSwitch()
-	proc, stop := context.WithCancel(context.Background())
-	cl, err := kgo.NewClient(cfg.baseOpts(
-		kgo.WithContext(proc),
-		kgo.Dialer(ks.dial),
-		kgo.ConsumerGroup(g.Name),
-		kgo.ConsumeTopics(g.Inputs...),
-		kgo.DisableAutoCommit(),
-		kgo.BlockRebalanceOnPoll(),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-	)...)
+	cl, ks, proc, stop, err := newGroupClient(cfg, g.Name, g.Inputs)
 	if err != nil {
-		stop()
 		return nil, fmt.Errorf("new batch runner %s: %w", g.Name, err)
 	}
 	return &BatchRunner{g: g, cfg: cfg, cl: cl, ks: ks, stop: stop, proc: proc}, nil

@@ -48,23 +48,33 @@ func NewRunner(g Group, opts ...Option) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new runner %s: %w", g.Name, err)
 	}
-	ks := newKillSwitch()
-	proc, stop := context.WithCancel(context.Background())
-	cl, err := kgo.NewClient(cfg.baseOpts(
-		kgo.WithContext(proc),
-		kgo.Dialer(ks.dial),
-		kgo.ConsumerGroup(g.Name),
-		kgo.ConsumeTopics(g.Inputs...),
-		kgo.DisableAutoCommit(),
-		kgo.BlockRebalanceOnPoll(),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.RequiredAcks(kgo.AllISRAcks()),
-	)...)
+	cl, ks, proc, stop, err := newGroupClient(cfg, g.Name, g.Inputs, kgo.RequiredAcks(kgo.AllISRAcks()))
 	if err != nil {
-		stop()
 		return nil, fmt.Errorf("new runner %s: %w", g.Name, err)
 	}
 	return &Runner{g: g, cfg: cfg, cl: cl, ks: ks, stop: stop, proc: proc}, nil
+}
+
+// newGroupClient creates the consumer-group client of a runner: inputs read_committed,
+// offsets committed by the runner, rebalances held while polled records are in hand, and
+// connections a killSwitch can cut. proc is the client's context; stop cancels it.
+func newGroupClient(cfg config, group string, inputs []string, extra ...kgo.Opt) (cl *kgo.Client, ks *killSwitch, proc context.Context, stop context.CancelFunc, err error) {
+	ks = newKillSwitch()
+	proc, stop = context.WithCancel(context.Background())
+	cl, err = kgo.NewClient(cfg.baseOpts(append([]kgo.Opt{
+		kgo.WithContext(proc),
+		kgo.Dialer(ks.dial),
+		kgo.ConsumerGroup(group),
+		kgo.ConsumeTopics(inputs...),
+		kgo.DisableAutoCommit(),
+		kgo.BlockRebalanceOnPoll(),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+	}, extra...)...)...)
+	if err != nil {
+		stop()
+		return nil, nil, nil, nil, err
+	}
+	return cl, ks, proc, stop, nil
 }
 
 // Run consumes until ctx ends (then it finishes the records in hand, commits them and leaves
