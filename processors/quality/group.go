@@ -12,10 +12,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"image"
+	"math"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/idstream/idstream/internal/blob"
+	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/imagecheck"
 	qualitygate "github.com/idstream/idstream/internal/quality"
 	"github.com/idstream/idstream/processors"
@@ -34,11 +38,35 @@ const EventIDPrefix = "evt_q_"
 // ImageBlobName is the BlobRef name of the image of a capture.
 const ImageBlobName = "image"
 
-// Reasons the group adds beyond the gate's, for captures whose image cannot be used.
+// Reasons the group adds beyond the gate's: for captures whose image cannot be used, and
+// for selfies whose face is missing, doubled, too small or off-centre.
 const (
-	ReasonNoDocument = "no_document"
-	ReasonNoFace     = "no_face"
+	ReasonNoDocument    = "no_document"
+	ReasonNoFace        = "no_face"
+	ReasonMultipleFaces = "multiple_faces"
+	ReasonFaceTooSmall  = "face_too_small"
+	ReasonNotFramed     = "not_framed"
 )
+
+// FaceDetector finds the faces of an image (internal/face's Engine satisfies it).
+type FaceDetector interface {
+	Detect(img image.Image) ([]face.Face, error)
+}
+
+// SelfieFraming bounds where the one face of a selfie must be.
+type SelfieFraming struct {
+	// MinFaceFraction is the smallest face side, as a fraction of the image's shorter side.
+	MinFaceFraction float64
+	// MaxCentreOffset is how far the face's centre may lie from the image's centre, as a
+	// fraction of the image's width and height.
+	MaxCentreOffset float64
+}
+
+// DefaultSelfieFraming: the face at least a fifth of the shorter side (about 130 px on a
+// 640×480 selfie, enough for the 112×112 embedding crop), its centre within the middle 70 %.
+func DefaultSelfieFraming() SelfieFraming {
+	return SelfieFraming{MinFaceFraction: 0.2, MaxCentreOffset: 0.35}
+}
 
 // FramingUnknown is reported when the image could not be assessed at all.
 const FramingUnknown = "unknown"
@@ -60,6 +88,13 @@ func WithClock(now func() time.Time) Option {
 			g.now = now
 		}
 	}
+}
+
+// WithFaceDetector makes the gate check selfies for exactly one face, large and central
+// enough (reasons no_face, multiple_faces, face_too_small, not_framed). Without it, selfies
+// are judged on blur, glare and exposure only.
+func WithFaceDetector(d FaceDetector, framing SelfieFraming) Option {
+	return func(g *group) { g.faces, g.framing = d, framing }
 }
 
 // WithImageLimits sets the limits images are validated against (default
@@ -96,11 +131,13 @@ func NewGroup(codec Codec, blobs blob.Store, gate *qualitygate.Gate, opts ...Opt
 }
 
 type group struct {
-	codec  Codec
-	blobs  blob.Store
-	gate   *qualitygate.Gate
-	now    func() time.Time
-	limits imagecheck.Limits
+	codec   Codec
+	blobs   blob.Store
+	gate    *qualitygate.Gate
+	now     func() time.Time
+	limits  imagecheck.Limits
+	faces   FaceDetector
+	framing SelfieFraming
 }
 
 // kindOf maps a capture step to what its image must show; false for steps without an image.
@@ -208,7 +245,50 @@ func (g *group) assess(ctx context.Context, c *schemas.CaptureSubmitted, kind qu
 	qa.Reasons = res.Reasons
 	qa.Width = res.Width
 	qa.Height = res.Height
+	if kind == qualitygate.Selfie && g.faces != nil {
+		reason, err := g.selfieFraming(img)
+		if err != nil {
+			return nil, false, fmt.Errorf("quality: face detection on capture %s: %w", c.CaptureID, err)
+		}
+		qa.GateVersion = qualitygate.Version + "+faces"
+		if reason != "" {
+			qa.Passed = false
+			qa.Framing = ReasonNotFramed
+			if !slices.Contains(qa.Reasons, reason) {
+				qa.Reasons = append(qa.Reasons, reason)
+			}
+		}
+	}
 	return qa, true, nil
+}
+
+// selfieFraming returns the reason a selfie's face fails framing, or "" when it has exactly
+// one face, large and central enough.
+func (g *group) selfieFraming(img image.Image) (string, error) {
+	faces, err := g.faces.Detect(img)
+	if err != nil {
+		if errors.Is(err, face.ErrBadImage) {
+			return ReasonNoFace, nil
+		}
+		return "", err
+	}
+	switch {
+	case len(faces) == 0:
+		return ReasonNoFace, nil
+	case len(faces) > 1:
+		return ReasonMultipleFaces, nil
+	}
+	b, box := img.Bounds(), faces[0].Box
+	short := min(b.Dx(), b.Dy())
+	if float64(min(box.Dx(), box.Dy())) < g.framing.MinFaceFraction*float64(short) {
+		return ReasonFaceTooSmall, nil
+	}
+	cx := float64(box.Min.X+box.Max.X)/2 - float64(b.Min.X+b.Max.X)/2
+	cy := float64(box.Min.Y+box.Max.Y)/2 - float64(b.Min.Y+b.Max.Y)/2
+	if math.Abs(cx) > g.framing.MaxCentreOffset*float64(b.Dx()) || math.Abs(cy) > g.framing.MaxCentreOffset*float64(b.Dy()) {
+		return ReasonNotFramed, nil
+	}
+	return "", nil
 }
 
 // imageRef returns the capture's blob named "image".
