@@ -41,7 +41,7 @@ func newCluster(t testing.TB) *cluster {
 	t.Cleanup(b.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := processors.EnsureTopics(ctx, b.Addrs(), []processors.TopicSpec{{Name: schemas.TopicConsents, Partitions: 3}}); err != nil {
+	if err := processors.EnsureTopics(ctx, b.Addrs(), []processors.TopicSpec{{Name: schemas.TopicConsents, Partitions: 3}, {Name: schemas.TopicErasures, Partitions: 3}}); err != nil {
 		t.Fatal(err)
 	}
 	codec, err := schemas.NewCodec()

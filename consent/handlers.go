@@ -127,13 +127,22 @@ func (s *Server) postConsents(c *fiber.Ctx) error {
 		return err
 	}
 	recs := s.newRecords(&req)
-	outs := make([]processors.Output, len(recs))
-	for i, r := range recs {
-		data, err := s.cfg.Encoder.Encode(schemas.TopicConsents, toEvent(t.ID, req.TrackingID, r))
+	outs := make([]processors.Output, 0, len(recs)+1)
+	for _, r := range recs {
+		ev := toEvent(t.ID, req.TrackingID, r)
+		data, err := s.cfg.Encoder.Encode(schemas.TopicConsents, ev)
 		if err != nil {
 			return err // 500 internal, logged without the record
 		}
-		outs[i] = processors.Output{Topic: schemas.TopicConsents, Key: []byte(req.TrackingID), Value: data}
+		outs = append(outs, processors.Output{Topic: schemas.TopicConsents, Key: []byte(req.TrackingID), Value: data})
+		if RequiresBiometricErasure(&ev) {
+			// Beside the withdrawal, in the same acknowledged call: the erasure request.
+			data, err := s.cfg.Encoder.Encode(schemas.TopicErasures, ErasureRequest(&ev))
+			if err != nil {
+				return err
+			}
+			outs = append(outs, processors.Output{Topic: schemas.TopicErasures, Key: []byte(req.TrackingID), Value: data})
+		}
 	}
 	if err := s.cfg.Publisher.Produce(c.UserContext(), outs...); err != nil {
 		s.log.Error("consent: produce failed", "request_id", problem.RequestID(c), "tenant_id", t.ID, "records", len(outs), "err", err)

@@ -128,6 +128,10 @@ func sampleSessionState() *SessionState {
 			DecidedAt: ms(1_790_000_200),
 		},
 		RequestSHA256: ptr("9f86d081"),
+		BiometricErasure: &BiometricErasure{
+			TrackingID: "trk-1", ConsentID: "con_w", RequestedAt: ms(1_790_000_600),
+			Pending: []BlobRef{sampleBlob("dg2")}, BlobsDeleted: []string{"fs://blobs/image"}, ErasedAt: ptr(ms(1_790_000_601)),
+		},
 	}
 }
 
@@ -146,6 +150,12 @@ func sample(topic string) any {
 			Cancelled: &SessionCancelled{Reason: "user_cancelled"},
 			Expired:   &SessionExpired{ExpiresAt: ms(1_790_001_800)},
 			Erased:    &SessionErased{Reason: "integrator_request"},
+			EraseBiometrics: &EraseBiometrics{
+				TrackingID: "trk-1", ConsentID: "con_w", Categories: BiometricCategories(), RequestedAt: ms(1_790_000_600),
+			},
+			BiometricsErased: &BiometricsErased{
+				ConsentID: "con_w", BlobsDeleted: []string{"fs://ten_01/ses_01/cap_3/image"}, ErasedAt: ms(1_790_000_601),
+			},
 		}
 	case TopicCaptures:
 		return &CaptureSubmitted{
@@ -197,6 +207,22 @@ func sample(topic string) any {
 			Envelope: sampleEnvelope("consent"), ConsentID: "con_1", TrackingID: "trk-1", PurposeID: "ekyc",
 			Status: "granted", NoticeVersion: "n3", Channel: "web", IP: "192.0.2.1", UserAgent: "test-agent",
 			RecordedAt: ms(1_790_000_500), ProofSHA256: "cd34",
+		}
+	case TopicErasures:
+		return &BiometricErasureRequested{
+			Envelope:   Envelope{EventID: "era_con_w", TenantID: "ten_01", OccurredAt: ms(1_790_000_600), Producer: "consent"},
+			TrackingID: "trk-1", ConsentID: "con_w", Categories: BiometricCategories(), RequestedAt: ms(1_790_000_600),
+		}
+	case TopicTrackingSessions:
+		return &TrackingSessionOpened{Envelope: sampleEnvelope("erasure-index"), TrackingID: "trk-1", OpenedAt: ms(1_790_000_000)}
+	case TopicErasureState:
+		return &TrackingErasureState{
+			Envelope: sampleEnvelope("erasure"), TrackingID: "trk-1",
+			Sessions: []TrackedSession{
+				{TenantID: "ten_01", SessionID: "ses_01", OpenedAt: ms(1_790_000_000), ErasureConsentID: ptr("con_w")},
+				{TenantID: "ten_01", SessionID: "ses_02", OpenedAt: ms(1_790_000_700)},
+			},
+			Erasures: []TrackedErasure{{TenantID: "ten_01", ConsentID: "con_w", Categories: BiometricCategories(), RequestedAt: ms(1_790_000_600)}},
 		}
 	}
 	panic(fmt.Sprintf("no sample for topic %q", topic))

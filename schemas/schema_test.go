@@ -54,7 +54,7 @@ func TestTopicsCoverEveryTopicConstant(t *testing.T) {
 		t.Fatalf("topic table %v, types.go declares %v", got, want)
 	}
 	for name, c := range compacted {
-		wantC := name == TopicSessionState || name == TopicDecisions || name == TopicBlocklist
+		wantC := name == TopicSessionState || name == TopicDecisions || name == TopicBlocklist || name == TopicErasureState
 		if c != wantC {
 			t.Errorf("%s: compacted = %v, want %v", name, c, wantC)
 		}
@@ -179,7 +179,8 @@ func TestSchemaFilesConventions(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		wantNS := "dev.idstream.ekyc"
-		if name == "consent_recorded.avsc" {
+		switch name {
+		case "consent_recorded.avsc", "biometric_erasure_requested.avsc", "tracking_session_opened.avsc", "erasure_state.avsc":
 			wantNS = "dev.idstream.cmp"
 		}
 		if root["namespace"] != wantNS {

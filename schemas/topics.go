@@ -56,6 +56,9 @@ func topicSpecs() []topicSpec {
 		{TopicWebhookAttempts, "webhook_attempt.avsc", false, func() any { return new(WebhookAttempt) }},
 		{TopicBlocklist, "blocklist_entry.avsc", true, func() any { return new(BlocklistEntry) }},
 		{TopicConsents, "consent_recorded.avsc", false, func() any { return new(ConsentRecorded) }},
+		{TopicErasures, "biometric_erasure_requested.avsc", false, func() any { return new(BiometricErasureRequested) }},
+		{TopicTrackingSessions, "tracking_session_opened.avsc", false, func() any { return new(TrackingSessionOpened) }},
+		{TopicErasureState, "erasure_state.avsc", true, func() any { return new(TrackingErasureState) }},
 	}
 }
 

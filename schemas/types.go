@@ -19,7 +19,27 @@ const (
 	TopicWebhookAttempts = "ekyc.webhook.attempts.v1" // WebhookAttempt, one record per delivery attempt
 	TopicBlocklist       = "ekyc.blocklist.v1"        // BlocklistEntry, compacted, keyed by entry id
 	TopicConsents        = "cmp.consents.v1"          // ConsentRecorded, keyed by tracking_id
+	// TopicErasures carries BiometricErasureRequested, keyed by tracking_id.
+	TopicErasures = "cmp.erasures.v1"
+	// TopicTrackingSessions carries TrackingSessionOpened, keyed by tracking_id: sessions
+	// opened with a tracking id, re-keyed from TopicSessions for the erasure group.
+	TopicTrackingSessions = "cmp.tracking-sessions.v1"
+	// TopicErasureState carries TrackingErasureState, compacted, keyed by tracking_id: the
+	// erasure group's table (co-partitioned with TopicErasures and TopicTrackingSessions).
+	TopicErasureState = "cmp.erasure-state.v1"
 )
+
+// Data categories of a biometric erasure (BiometricErasureRequested.Categories).
+const (
+	CategoryFaceImage         = "face_image"         // selfie images and video, chip DG2 and its decoded face
+	CategoryFaceCrop          = "face_crop"          // face crops of document photos
+	CategoryBiometricTemplate = "biometric_template" // face embeddings (ClickHouse face_index)
+)
+
+// BiometricCategories are the categories a consent withdrawal erases, in this order.
+func BiometricCategories() []string {
+	return []string{CategoryFaceImage, CategoryFaceCrop, CategoryBiometricTemplate}
+}
 
 // Check statuses.
 const (
@@ -100,6 +120,11 @@ type SessionEvent struct {
 	Cancelled *SessionCancelled `avro:"cancelled"`
 	Expired   *SessionExpired   `avro:"expired"`
 	Erased    *SessionErased    `avro:"erased"`
+	// EraseBiometrics is produced by the erasure group: erase the session's biometric data.
+	EraseBiometrics *EraseBiometrics `avro:"erase_biometrics"`
+	// BiometricsErased is produced by the erasure group once the blobs the state queued
+	// for deletion are deleted.
+	BiometricsErased *BiometricsErased `avro:"biometrics_erased"`
 }
 
 // SessionOpened is produced by the edge on Session Init.
@@ -132,6 +157,23 @@ type SessionExpired struct {
 // SessionErased is produced by the edge on DELETE; the state is tombstoned.
 type SessionErased struct {
 	Reason string `avro:"reason"`
+}
+
+// EraseBiometrics orders the erasure of a session's biometric data after the withdrawal
+// ConsentID of the session's tracking id (the session was opened before RequestedAt).
+type EraseBiometrics struct {
+	TrackingID  string    `avro:"tracking_id"`
+	ConsentID   string    `avro:"consent_id"`
+	Categories  []string  `avro:"categories"`
+	RequestedAt time.Time `avro:"requested_at"`
+}
+
+// BiometricsErased records that the blobs BlobsDeleted (URIs) of a session were deleted
+// from the blob store for the withdrawal ConsentID.
+type BiometricsErased struct {
+	ConsentID    string    `avro:"consent_id"`
+	BlobsDeleted []string  `avro:"blobs_deleted"`
+	ErasedAt     time.Time `avro:"erased_at"`
 }
 
 // CaptureSubmitted is produced by the edge for every accepted upload (ekyc.captures.v1).
@@ -308,6 +350,21 @@ type SessionState struct {
 	Faces         *FacesMatched     `avro:"faces"`
 	Decision      *DecisionResult   `avro:"decision"`
 	RequestSHA256 *string           `avro:"request_sha256"` // copied from SessionOpened
+	// BiometricErasure is set once the session's biometric data was ordered erased.
+	BiometricErasure *BiometricErasure `avro:"biometric_erasure"`
+}
+
+// BiometricErasure is the erasure of a session's biometric data after a consent
+// withdrawal: the face blob references are removed from the snapshot and kept in Pending
+// until the blobs are deleted; BlobsDeleted lists the URIs deleted so far; ErasedAt is set
+// when nothing is pending (null while some blobs remain).
+type BiometricErasure struct {
+	TrackingID   string     `avro:"tracking_id"`
+	ConsentID    string     `avro:"consent_id"`
+	RequestedAt  time.Time  `avro:"requested_at"`
+	Pending      []BlobRef  `avro:"pending"`
+	BlobsDeleted []string   `avro:"blobs_deleted"`
+	ErasedAt     *time.Time `avro:"erased_at"`
 }
 
 // WebhookDelivery is a pending or dead-lettered webhook delivery
@@ -377,4 +434,51 @@ type ConsentRecorded struct {
 	UserAgent     string    `avro:"user_agent"`
 	RecordedAt    time.Time `avro:"recorded_at"`
 	ProofSHA256   string    `avro:"proof_sha256"`
+}
+
+// BiometricErasureRequested asks for the erasure of the biometric data of a tracking id's
+// sessions of one tenant (the envelope's tenant_id) opened before RequestedAt
+// (cmp.erasures.v1, keyed by tracking_id). The consent service produces it beside the
+// withdrawal record ConsentID of the eKYC purpose; its envelope's event_id derives from
+// ConsentID and its session_id is empty.
+type BiometricErasureRequested struct {
+	Envelope    Envelope  `avro:"envelope"`
+	TrackingID  string    `avro:"tracking_id"`
+	ConsentID   string    `avro:"consent_id"`
+	Categories  []string  `avro:"categories"`
+	RequestedAt time.Time `avro:"requested_at"`
+}
+
+// TrackingSessionOpened is a session opened with a tracking id (cmp.tracking-sessions.v1,
+// keyed by tracking_id); the envelope names the session and its tenant.
+type TrackingSessionOpened struct {
+	Envelope   Envelope  `avro:"envelope"`
+	TrackingID string    `avro:"tracking_id"`
+	OpenedAt   time.Time `avro:"opened_at"`
+}
+
+// TrackingErasureState is the erasure group's table row of one tracking id
+// (cmp.erasure-state.v1, compacted, keyed by tracking_id), across tenants.
+type TrackingErasureState struct {
+	Envelope   Envelope         `avro:"envelope"` // of the last record folded in
+	TrackingID string           `avro:"tracking_id"`
+	Sessions   []TrackedSession `avro:"sessions"` // ordered by tenant, then session id
+	Erasures   []TrackedErasure `avro:"erasures"` // ordered by requested_at, then consent id
+}
+
+// TrackedSession is a session of a tracked id; ErasureConsentID is set once its erasure
+// was ordered.
+type TrackedSession struct {
+	TenantID         string    `avro:"tenant_id"`
+	SessionID        string    `avro:"session_id"`
+	OpenedAt         time.Time `avro:"opened_at"`
+	ErasureConsentID *string   `avro:"erasure_consent_id"`
+}
+
+// TrackedErasure is an erasure request of a tracked id.
+type TrackedErasure struct {
+	TenantID    string    `avro:"tenant_id"`
+	ConsentID   string    `avro:"consent_id"`
+	Categories  []string  `avro:"categories"`
+	RequestedAt time.Time `avro:"requested_at"`
 }

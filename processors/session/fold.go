@@ -34,7 +34,17 @@ func Fold(st *schemas.SessionState, event any) (*schemas.SessionState, bool) {
 // bumps Version and sets Envelope to the event's envelope and UpdatedAt to its occurred_at.
 // An erasure returns nil and true. Events for an unknown session (st == nil) other than
 // SessionOpened are ignored.
+//
+// Biometric erasure (consent withdrawal): EraseBiometrics moves the session's biometric
+// blob references into BiometricErasure.Pending and cancels a session not yet terminal;
+// BiometricsErased records their deletion. After it, a capture or result that names
+// biometric blobs is not folded; its blobs are queued in Pending instead (see erasure.go).
 func (f Folder) Fold(st *schemas.SessionState, event any) (*schemas.SessionState, bool) {
+	if st != nil && st.BiometricErasure != nil {
+		if refs, env, ok := lateBiometrics(event); ok {
+			return queueLateBiometrics(st, env, refs)
+		}
+	}
 	switch ev := event.(type) {
 	case *schemas.SessionEvent:
 		if ev == nil {
@@ -134,6 +144,10 @@ func (f Folder) foldSessionEvent(st *schemas.SessionState, ev *schemas.SessionEv
 		return st, false
 	case ev.Erased != nil:
 		return nil, true
+	case ev.EraseBiometrics != nil:
+		return foldEraseBiometrics(st, ev.Envelope, ev.EraseBiometrics)
+	case ev.BiometricsErased != nil:
+		return foldBiometricsErased(st, ev.Envelope, ev.BiometricsErased)
 	case ev.Cancelled != nil:
 		if isTerminal(st.Status) {
 			return st, false

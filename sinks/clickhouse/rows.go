@@ -1,13 +1,10 @@
 package clickhouse
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"sort"
-	"strings"
 	"time"
 
+	"github.com/idstream/idstream/internal/idnumber"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -55,17 +52,7 @@ const erasureSet = "id_number = NULL, id_number_hash = '', full_name = NULL, dat
 // normalised id number)), the normalisation upper-casing and dropping spaces, tabs, dashes
 // and dots. With the same key it equals the blocklist's value_hash (edge.BlocklistHash).
 func IDNumberHash(key []byte, idNumber string) string {
-	var b strings.Builder
-	for _, r := range strings.ToUpper(strings.TrimSpace(idNumber)) {
-		switch r {
-		case ' ', '\t', '-', '.':
-			continue
-		}
-		b.WriteRune(r)
-	}
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(b.String()))
-	return hex.EncodeToString(m.Sum(nil))
+	return idnumber.Hash(key, idNumber)
 }
 
 // isTerminal reports whether a snapshot is one the sink writes: decided, expired or cancelled.

@@ -3,7 +3,9 @@
 // section 3 (decisions, checks, consents, webhook_deliveries; face_index is created here and
 // written by the fraud work) through the runtime's BatchRunner, at least once and
 // idempotently (ReplacingMergeTree keyed on the session, the check, the consent id or the
-// delivery attempt). It also owns the embedded, versioned migrations of those tables.
+// delivery attempt). A tombstone, or a snapshot carrying a biometric erasure (consent
+// withdrawal), marks the session's face_index rows deleted. It also owns the embedded,
+// versioned migrations of those tables.
 // Writes use only the native protocol's PrepareBatch/Append/Send, the only insert path that
 // works on ClickHouse 18.16 as well as current ClickHouse.
 package clickhouse
@@ -126,11 +128,13 @@ func (s *Sink) Skipped() int64 { return s.skipped.Load() }
 type batchRows struct {
 	decisions, checks, consents, webhooks [][]any
 	eraseBefore, eraseAfter               []string // session ids to erase before / after the inserts
+	faceErase                             []string // session ids whose biometrics were erased (consent withdrawal)
 }
 
 // Write writes one batch: the rows of every terminal session snapshot (the latest of a
 // session within the batch), consent record and webhook attempt, then the erasure
-// mutations of the tombstones. It returns the first ClickHouse error, having written
+// mutations of the tombstones, then the face_index mutation of the sessions whose latest
+// snapshot in the batch carries a biometric erasure (consent withdrawal). It returns the first ClickHouse error, having written
 // possibly part of the batch: writing the batch again is harmless, rows replace
 // themselves. A record that cannot be decoded is logged and skipped (it never will be).
 func (s *Sink) Write(ctx context.Context, recs []*processors.Record) error {
@@ -152,7 +156,10 @@ func (s *Sink) Write(ctx context.Context, recs []*processors.Record) error {
 			return err
 		}
 	}
-	return s.erase(ctx, b.eraseAfter)
+	if err := s.erase(ctx, b.eraseAfter); err != nil {
+		return err
+	}
+	return s.eraseFaces(ctx, b.faceErase)
 }
 
 // collect decodes recs into rows. Of several snapshots of one session only the last is
@@ -207,6 +214,9 @@ func (s *Sink) collect(recs []*processors.Record) batchRows {
 	}
 	for _, key := range order {
 		l := sessions[key]
+		if l.st != nil && l.st.BiometricErasure != nil {
+			b.faceErase = append(b.faceErase, key)
+		}
 		switch {
 		case l.st == nil:
 			b.eraseAfter = append(b.eraseAfter, key)
@@ -257,13 +267,24 @@ func (s *Sink) erase(ctx context.Context, sessionIDs []string) error {
 		return nil
 	}
 	in := quoteList(sessionIDs)
-	for _, st := range []string{
-		"ALTER TABLE " + s.cfg.db + ".decisions UPDATE " + erasureSet + " WHERE session_id IN (" + in + ")",
-		"ALTER TABLE " + s.cfg.db + ".face_index UPDATE deleted = 1, embedding = emptyArrayFloat32() WHERE session_id IN (" + in + ")",
-	} {
-		if err := s.conn.Exec(ctx, st); err != nil {
-			return fmt.Errorf("clickhouse sink: erase %d sessions: %w", len(sessionIDs), err)
-		}
+	if err := s.conn.Exec(ctx, "ALTER TABLE "+s.cfg.db+".decisions UPDATE "+erasureSet+" WHERE session_id IN ("+in+")"); err != nil {
+		return fmt.Errorf("clickhouse sink: erase %d sessions: %w", len(sessionIDs), err)
+	}
+	return s.eraseFaces(ctx, sessionIDs)
+}
+
+// eraseFaces marks the face_index rows of sessions deleted with an empty embedding (an
+// ALTER TABLE ... UPDATE mutation). The sink issues it for a tombstone (see erase) and for
+// every snapshot carrying a BiometricErasure (a consent withdrawal; at most once per
+// session and batch): such a session is terminal, so it seldom has a later snapshot, and a
+// repeated mutation changes nothing.
+func (s *Sink) eraseFaces(ctx context.Context, sessionIDs []string) error {
+	if len(sessionIDs) == 0 {
+		return nil
+	}
+	st := "ALTER TABLE " + s.cfg.db + ".face_index UPDATE deleted = 1, embedding = emptyArrayFloat32() WHERE session_id IN (" + quoteList(sessionIDs) + ")"
+	if err := s.conn.Exec(ctx, st); err != nil {
+		return fmt.Errorf("clickhouse sink: erase the faces of %d sessions: %w", len(sessionIDs), err)
 	}
 	return nil
 }

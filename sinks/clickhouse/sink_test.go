@@ -3,6 +3,7 @@ package clickhouse
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
@@ -164,5 +165,55 @@ func TestConsentsAndWebhookAttemptsLand(t *testing.T) {
 	}
 	if s.Skipped() != 2 { // the junk record, once per write
 		t.Fatalf("skipped = %d, want 2", s.Skipped())
+	}
+}
+
+// TestBiometricErasureClearsFaceIndex: a snapshot carrying a biometric erasure (consent
+// withdrawal) marks the session's face_index rows deleted with an empty embedding, keeps
+// its decision row (and its PII: only biometrics were withdrawn) and touches no other
+// session; writing the batch again changes nothing.
+func TestBiometricErasureClearsFaceIndex(t *testing.T) {
+	conn, db := newDB(t)
+	c := newCodec(t)
+	s := newSink(t, conn, db)
+	ctx := context.Background()
+	st, other := decidedState(7, RetentionService), decidedState(8, RetentionService)
+	sid := st.Envelope.SessionID
+	fb, err := conn.PrepareBatch(ctx, "INSERT INTO "+db+".face_index (tenant_id, session_id, id_number_hash, embedding, model_version, created_at, created_at_ms, deleted, version)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{sid, other.Envelope.SessionID} {
+		if err := fb.Append("ten_a", id, "h", []float32{0.1, 0.2}, "fr@1", base, uint16(0), uint8(0), uint64(1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := fb.Send(); err != nil {
+		t.Fatal(err)
+	}
+	erasedAt := base.Add(time.Hour)
+	withdrawn := *st
+	withdrawn.Version++
+	withdrawn.BiometricErasure = &schemas.BiometricErasure{TrackingID: "trk_1", ConsentID: "con_w", RequestedAt: erasedAt,
+		BlobsDeleted: []string{"fs://ten_a/" + sid + "/cap_s/image"}, ErasedAt: &erasedAt}
+	batch := []*processors.Record{
+		rec(t, c, schemas.TopicSessionState, sid, st, 0),
+		rec(t, c, schemas.TopicSessionState, other.Envelope.SessionID, other, 1),
+		rec(t, c, schemas.TopicSessionState, sid, &withdrawn, 2),
+	}
+	for range 2 {
+		if err := s.Write(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+		waitMutations(t, conn, db)
+		if n := queryInt(t, conn, "SELECT count() FROM "+db+".face_index FINAL WHERE session_id = '"+sid+"' AND deleted = 1 AND empty(embedding)"); n != 1 {
+			t.Fatal("face_index row of the withdrawn session not marked deleted")
+		}
+		if n := queryInt(t, conn, "SELECT count() FROM "+db+".face_index FINAL WHERE deleted = 0 AND length(embedding) = 2"); n != 1 {
+			t.Fatal("the withdrawal touched another session's face")
+		}
+		if n := queryInt(t, conn, "SELECT count() FROM "+db+".decisions FINAL WHERE session_id = '"+sid+"' AND erased = 0 AND full_name IS NOT NULL"); n != 1 {
+			t.Fatal("the withdrawn session's decision row changed")
+		}
 	}
 }

@@ -1,0 +1,59 @@
+package erasure
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/schemas"
+)
+
+// IndexGroupName is the consumer group id of IndexGroup and the producer name of the
+// records it writes.
+const IndexGroupName = "erasure-index"
+
+// Codec encodes and decodes the record values of a topic (schemas.Codec satisfies it).
+type Codec interface {
+	Encode(topic string, v any) ([]byte, error)
+	Decode(topic string, data []byte, v any) error
+}
+
+// IndexGroup declares the stateless group that re-keys sessions by tracking id: for every
+// SessionEvent on ekyc.sessions.v1 whose SessionOpened carries a non-empty tracking id it
+// produces one TrackingSessionOpened to cmp.tracking-sessions.v1, keyed by the tracking
+// id, with event id "evt_trk_<session id>", the session's tenant and opened_at = the
+// session's created_at. Other events and tombstones produce nothing. A record that cannot
+// be decoded is an error (retried, then dead-lettered).
+func IndexGroup(codec Codec) processors.Group {
+	return processors.Group{
+		Name:    IndexGroupName,
+		Inputs:  []string{schemas.TopicSessions},
+		Outputs: []string{schemas.TopicTrackingSessions},
+		Handler: func(_ context.Context, rec *processors.Record) ([]processors.Output, error) {
+			if rec.Value == nil {
+				return nil, nil
+			}
+			var ev schemas.SessionEvent
+			if err := codec.Decode(rec.Topic, rec.Value, &ev); err != nil {
+				return nil, fmt.Errorf("erasure index: decode %s record at offset %d: %w", rec.Topic, rec.Offset, err)
+			}
+			if ev.Opened == nil || ev.Opened.TrackingID == nil || *ev.Opened.TrackingID == "" {
+				return nil, nil
+			}
+			trackingID := *ev.Opened.TrackingID
+			out := schemas.TrackingSessionOpened{
+				Envelope: schemas.Envelope{
+					EventID: "evt_trk_" + ev.Envelope.SessionID, SessionID: ev.Envelope.SessionID,
+					TenantID: ev.Envelope.TenantID, OccurredAt: ev.Envelope.OccurredAt, Producer: IndexGroupName,
+				},
+				TrackingID: trackingID,
+				OpenedAt:   ev.Opened.CreatedAt,
+			}
+			value, err := codec.Encode(schemas.TopicTrackingSessions, &out)
+			if err != nil {
+				return nil, fmt.Errorf("erasure index: encode: %w", err)
+			}
+			return []processors.Output{{Topic: schemas.TopicTrackingSessions, Key: []byte(trackingID), Value: value}}, nil
+		},
+	}
+}
