@@ -1,0 +1,109 @@
+package cardrender
+
+import (
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/idstream/idstream/internal/mrz"
+)
+
+func newRenderer(t testing.TB) *Renderer {
+	t.Helper()
+	r, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// dump writes img to $CARDRENDER_DUMP/name.png when that variable is set, for looking at.
+func dump(t testing.TB, name string, img image.Image) {
+	dir := os.Getenv("CARDRENDER_DUMP")
+	if dir == "" {
+		return
+	}
+	f, err := os.Create(filepath.Join(dir, name+".png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRendersEveryDocumentWithValidMRZ(t *testing.T) {
+	r := newRenderer(t)
+	p := SyntheticPerson(7)
+	front, ft := r.ChipIDFront(p)
+	back, bt := r.ChipIDBack(p)
+	pass, pt := r.Passport(p)
+	veh, vt := r.VehicleRegistration(SyntheticVehicle(7))
+	for name, img := range map[string]image.Image{"front": front, "back": back, "passport": pass, "vehicle": veh} {
+		dump(t, name, img)
+		deg, err := Degrade(img, MildDegradation(3), 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dump(t, name+"-degraded", deg)
+	}
+	if front.Bounds().Dx() != CardWidth || pass.Bounds().Dy() != PassportHeight {
+		t.Fatalf("unexpected sizes %v %v", front.Bounds(), pass.Bounds())
+	}
+	if ft.Fields["id_number"] != p.IDNumber || vt.Fields["plate"] == "" || bt.Fields["issue_date"] == "" {
+		t.Fatalf("truth incomplete: %v %v %v", ft, bt, vt)
+	}
+	for _, lines := range [][]string{bt.MRZ, pt.MRZ} {
+		m, err := mrz.Parse(lines)
+		if err != nil || !m.Valid {
+			t.Fatalf("MRZ %q: %v %+v", lines, err, m)
+		}
+	}
+	m, _ := mrz.Parse(bt.MRZ)
+	f := m.Fields()
+	if f["id_number"] != p.IDNumber || f["date_of_birth"] != ft.Fields["date_of_birth"] || f["sex"] != p.Sex {
+		t.Fatalf("TD1 fields %v disagree with the card %v", f, ft.Fields)
+	}
+	if !strings.HasPrefix(bt.MRZ[2], mrzName(strings.Fields(p.FullName)[0])+"<<") {
+		t.Fatalf("TD1 name line %q", bt.MRZ[2])
+	}
+}
+
+func TestSyntheticPersonIsConsistentAndDeterministic(t *testing.T) {
+	for seed := uint64(0); seed < 200; seed++ {
+		p := SyntheticPerson(seed)
+		if !reflect.DeepEqual(p, SyntheticPerson(seed)) {
+			t.Fatal("not deterministic")
+		}
+		if len(p.IDNumber) != 12 || p.IDNumber[4:6] != p.DateOfBirth.Format("06") {
+			t.Fatalf("seed %d: id %s vs birth %s", seed, p.IDNumber, p.DateOfBirth)
+		}
+		female := (p.IDNumber[3]-'0')%2 == 1
+		if female != (p.Sex == "F") || !p.ExpiryDate.After(p.IssueDate) {
+			t.Fatalf("seed %d: inconsistent %+v", seed, p)
+		}
+	}
+}
+
+func TestDegradeIsDeterministic(t *testing.T) {
+	r := newRenderer(t)
+	img, _ := r.ChipIDFront(SyntheticPerson(1))
+	d := MildDegradation(5)
+	a, err := Degrade(img, d, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Degrade(img, d, 9)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatal("same seed, different pictures")
+	}
+	c, _ := Degrade(img, d, 10)
+	if reflect.DeepEqual(a, c) {
+		t.Fatal("different seeds, same picture")
+	}
+}

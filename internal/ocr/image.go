@@ -1,0 +1,265 @@
+package ocr
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+)
+
+// toGray converts img to 8-bit luminance with bounds starting at (0, 0).
+func toGray(img image.Image) *image.Gray {
+	b := img.Bounds()
+	g := image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy()))
+	switch src := img.(type) {
+	case *image.Gray:
+		for y := 0; y < b.Dy(); y++ {
+			copy(g.Pix[y*g.Stride:y*g.Stride+b.Dx()], src.Pix[src.PixOffset(b.Min.X, b.Min.Y+y):])
+		}
+	case *image.YCbCr:
+		for y := 0; y < b.Dy(); y++ {
+			for x := 0; x < b.Dx(); x++ {
+				g.Pix[y*g.Stride+x] = src.Y[src.YOffset(b.Min.X+x, b.Min.Y+y)]
+			}
+		}
+	case *image.RGBA:
+		for y := 0; y < b.Dy(); y++ {
+			o := src.PixOffset(b.Min.X, b.Min.Y+y)
+			for x := 0; x < b.Dx(); x++ {
+				p := src.Pix[o+4*x : o+4*x+3]
+				g.Pix[y*g.Stride+x] = uint8((299*int(p[0]) + 587*int(p[1]) + 114*int(p[2]) + 500) / 1000)
+			}
+		}
+	default:
+		for y := 0; y < b.Dy(); y++ {
+			for x := 0; x < b.Dx(); x++ {
+				g.Pix[y*g.Stride+x] = color.GrayModel.Convert(img.At(b.Min.X+x, b.Min.Y+y)).(color.Gray).Y
+			}
+		}
+	}
+	return g
+}
+
+// quad is a document outline: top-left, top-right, bottom-right, bottom-left.
+type quad [4][2]float64
+
+// findDocument locates the document in g: the largest bright connected region (a card or page
+// is lighter than the surface it lies on), its corners taken as the region's extreme points
+// along the diagonals. When no such region stands out (an image already cropped to the
+// document), the whole image is the document.
+func findDocument(g *image.Gray) quad {
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	whole := quad{{0, 0}, {float64(w), 0}, {float64(w), float64(h)}, {0, float64(h)}}
+	step := max(1, max(w, h)/400)
+	sw, sh := w/step, h/step
+	if sw < 20 || sh < 20 {
+		return whole
+	}
+	small := make([]uint8, sw*sh)
+	var hist [256]int
+	for y := 0; y < sh; y++ {
+		for x := 0; x < sw; x++ {
+			sum := 0
+			for dy := 0; dy < step; dy++ {
+				row := g.Pix[(y*step+dy)*g.Stride+x*step:]
+				for dx := 0; dx < step; dx++ {
+					sum += int(row[dx])
+				}
+			}
+			v := uint8(sum / (step * step))
+			small[y*sw+x] = v
+			hist[v]++
+		}
+	}
+	thr := otsu(hist[:], sw*sh)
+	// Largest 4-connected component of bright pixels.
+	label := make([]int32, sw*sh)
+	var best []int
+	stack := []int{}
+	var comp []int
+	id := int32(0)
+	for i := range small {
+		if small[i] <= thr || label[i] != 0 {
+			continue
+		}
+		id++
+		comp = comp[:0]
+		stack = append(stack[:0], i)
+		label[i] = id
+		for len(stack) > 0 {
+			p := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			comp = append(comp, p)
+			x, y := p%sw, p/sw
+			for _, q := range [4][2]int{{x - 1, y}, {x + 1, y}, {x, y - 1}, {x, y + 1}} {
+				if q[0] < 0 || q[1] < 0 || q[0] >= sw || q[1] >= sh {
+					continue
+				}
+				n := q[1]*sw + q[0]
+				if small[n] > thr && label[n] == 0 {
+					label[n] = id
+					stack = append(stack, n)
+				}
+			}
+		}
+		if len(comp) > len(best) {
+			best = append(best[:0:0], comp...)
+		}
+	}
+	if len(best) < sw*sh/5 {
+		return whole
+	}
+	// Extreme points along x+y and x−y.
+	minS, maxS, minD, maxD := math.MaxInt, math.MinInt, math.MaxInt, math.MinInt
+	var q quad
+	for _, p := range best {
+		x, y := p%sw, p/sw
+		if s := x + y; s < minS {
+			minS, q[0] = s, [2]float64{float64(x), float64(y)}
+		}
+		if s := x + y; s > maxS {
+			maxS, q[2] = s, [2]float64{float64(x + 1), float64(y + 1)}
+		}
+		if d := x - y; d > maxD {
+			maxD, q[1] = d, [2]float64{float64(x + 1), float64(y)}
+		}
+		if d := x - y; d < minD {
+			minD, q[3] = d, [2]float64{float64(x), float64(y + 1)}
+		}
+	}
+	for i := range q {
+		q[i][0] *= float64(step)
+		q[i][1] *= float64(step)
+	}
+	return q
+}
+
+// otsu returns the threshold that best separates the histogram into two classes.
+func otsu(hist []int, total int) uint8 {
+	var sum float64
+	for i, n := range hist {
+		sum += float64(i * n)
+	}
+	var sumB, wB float64
+	best, thr := -1.0, 0
+	for t, n := range hist {
+		wB += float64(n)
+		if wB == 0 {
+			continue
+		}
+		wF := float64(total) - wB
+		if wF == 0 {
+			break
+		}
+		sumB += float64(t * n)
+		mB, mF := sumB/wB, (sum-sumB)/wF
+		if v := wB * wF * (mB - mF) * (mB - mF); v > best {
+			best, thr = v, t
+		}
+	}
+	return uint8(thr)
+}
+
+// rectify maps the document outline q of g onto a w × h upright image.
+func rectify(g *image.Gray, q quad, w, h int) *image.Gray {
+	dst := quad{{0, 0}, {float64(w), 0}, {float64(w), float64(h)}, {0, float64(h)}}
+	hm := homography(dst, q)
+	out := image.NewGray(image.Rect(0, 0, w, h))
+	gw, gh := g.Rect.Dx(), g.Rect.Dy()
+	at := func(x, y int) float64 {
+		x = min(max(x, 0), gw-1)
+		y = min(max(y, 0), gh-1)
+		return float64(g.Pix[y*g.Stride+x])
+	}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			sx, sy := apply(hm, float64(x)+0.5, float64(y)+0.5)
+			sx, sy = sx-0.5, sy-0.5
+			x0, y0 := int(math.Floor(sx)), int(math.Floor(sy))
+			fx, fy := sx-float64(x0), sy-float64(y0)
+			v := at(x0, y0)*(1-fx)*(1-fy) + at(x0+1, y0)*fx*(1-fy) + at(x0, y0+1)*(1-fx)*fy + at(x0+1, y0+1)*fx*fy
+			out.Pix[y*out.Stride+x] = uint8(math.Min(255, math.Max(0, v+0.5)))
+		}
+	}
+	return out
+}
+
+// homography returns the 3×3 matrix (h33 = 1) mapping the points from onto to.
+func homography(from, to quad) [9]float64 {
+	var a [8][9]float64
+	for i := 0; i < 4; i++ {
+		x, y, u, v := from[i][0], from[i][1], to[i][0], to[i][1]
+		a[2*i] = [9]float64{x, y, 1, 0, 0, 0, -u * x, -u * y, u}
+		a[2*i+1] = [9]float64{0, 0, 0, x, y, 1, -v * x, -v * y, v}
+	}
+	for col := 0; col < 8; col++ {
+		p := col
+		for r := col + 1; r < 8; r++ {
+			if math.Abs(a[r][col]) > math.Abs(a[p][col]) {
+				p = r
+			}
+		}
+		a[col], a[p] = a[p], a[col]
+		for r := 0; r < 8; r++ {
+			if r == col || a[col][col] == 0 {
+				continue
+			}
+			f := a[r][col] / a[col][col]
+			for k := col; k < 9; k++ {
+				a[r][k] -= f * a[col][k]
+			}
+		}
+	}
+	var hm [9]float64
+	for i := 0; i < 8; i++ {
+		hm[i] = a[i][8] / a[i][i]
+	}
+	hm[8] = 1
+	return hm
+}
+
+func apply(hm [9]float64, x, y float64) (float64, float64) {
+	w := hm[6]*x + hm[7]*y + hm[8]
+	return (hm[0]*x + hm[1]*y + hm[2]) / w, (hm[3]*x + hm[4]*y + hm[5]) / w
+}
+
+// crop returns a copy of the part of g inside r (clipped to g).
+func crop(g *image.Gray, r image.Rectangle) *image.Gray {
+	r = r.Intersect(g.Rect)
+	out := image.NewGray(image.Rect(0, 0, r.Dx(), r.Dy()))
+	for y := 0; y < r.Dy(); y++ {
+		copy(out.Pix[y*out.Stride:y*out.Stride+r.Dx()], g.Pix[(r.Min.Y+y)*g.Stride+r.Min.X:])
+	}
+	return out
+}
+
+// binarise returns g thresholded at its Otsu level: ink black, paper white.
+func binarise(g *image.Gray) *image.Gray {
+	var hist [256]int
+	for _, v := range g.Pix {
+		hist[v]++
+	}
+	thr := otsu(hist[:], len(g.Pix))
+	out := image.NewGray(g.Rect)
+	for i, v := range g.Pix {
+		if v > thr {
+			out.Pix[i] = 255
+		}
+	}
+	return out
+}
+
+// pgm encodes g as a binary PGM (P5), which Leptonica reads without decompression work.
+func pgm(g *image.Gray) []byte {
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	hdr := fmt.Sprintf("P5\n%d %d\n255\n", w, h)
+	out := make([]byte, 0, len(hdr)+w*h)
+	out = append(out, hdr...)
+	for y := 0; y < h; y++ {
+		out = append(out, g.Pix[y*g.Stride:y*g.Stride+w]...)
+	}
+	return out
+}
+
+// dist returns the distance between two points.
+func dist(a, b [2]float64) float64 { return math.Hypot(a[0]-b[0], a[1]-b[1]) }

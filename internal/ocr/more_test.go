@@ -1,0 +1,164 @@
+package ocr
+
+import (
+	"errors"
+	"image"
+	"image/color"
+	"strings"
+	"testing"
+
+	"github.com/idstream/idstream/internal/cardrender"
+)
+
+func TestReadCardBackAndVehicle(t *testing.T) {
+	ocr, rend := testReader(t), testRenderer(t)
+	for _, v := range variants() {
+		matched, total := 0, 0
+		for i := uint64(0); i < 5; i++ {
+			seed := 3000 + i
+			back, bt := rend.ChipIDBack(cardrender.SyntheticPerson(seed))
+			veh, vt := rend.VehicleRegistration(cardrender.SyntheticVehicle(seed))
+			for _, c := range []struct {
+				img    image.Image
+				truth  cardrender.Truth
+				layout Layout
+			}{{back, bt, ChipIDBack()}, {veh, vt, VehicleRegistration()}} {
+				fields, err := ocr.ReadCard(v.picture(t, c.img, seed), c.layout)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range fields {
+					total++
+					if f.Value == c.truth.Fields[f.Name] && f.Valid {
+						matched++
+					} else {
+						t.Logf("%s %s seed %d %s: got %q (raw %q), want %q", v.name, c.layout.Name, seed, f.Name, f.Value, f.Raw, c.truth.Fields[f.Name])
+					}
+				}
+			}
+		}
+		rate := float64(matched) / float64(total)
+		t.Logf("card backs and vehicle cards, %s: %d/%d exact (%.1f %%)", v.name, matched, total, 100*rate)
+		if rate < 0.9 {
+			t.Errorf("%s: rate %.3f below 0.90", v.name, rate)
+		}
+	}
+}
+
+func TestReadMRZOnBlankImageFindsNone(t *testing.T) {
+	img := image.NewGray(image.Rect(0, 0, 600, 400))
+	for i := range img.Pix {
+		img.Pix[i] = 230
+	}
+	img.SetGray(10, 10, color.Gray{})
+	if _, _, err := testReader(t).ReadMRZ(img); !errors.Is(err, ErrNoMRZ) {
+		t.Fatalf("blank image: %v, want ErrNoMRZ", err)
+	}
+}
+
+func TestCorrectMRZFixesConfusionsOnlyWhenCheckDigitsAgree(t *testing.T) {
+	p := cardrender.SyntheticPerson(42)
+	want := p.TD1()
+	// Digits read as look-alike letters in the document number, the birth date and its
+	// check digit, a letter read as a digit in the name, and a filler lost in the optional
+	// data.
+	bad := []string{
+		toLookAlike(want[0], 5, 14, "01852"),
+		toLookAlike(toLookAlike(want[1], 0, 6, "01852"), 6, 7, "0123456789"),
+		replaceFirstLetter(want[2]),
+	}
+	bad[1] = bad[1][:20] + bad[1][21:] // 29 characters: one filler missing
+	m := correctMRZ(bad, 30)
+	if m == nil || !m.Valid {
+		t.Fatalf("not corrected: %q -> %+v", bad, m)
+	}
+	for i := range want {
+		if m.Lines[i] != want[i] {
+			t.Fatalf("line %d: %q, want %q (input %q)", i+1, m.Lines[i], want[i], bad)
+		}
+	}
+}
+
+// toLookAlike turns the first digit of s[from:to] that is one of digits into the letter it
+// is confused with (0→O, 1→I, 8→B, 5→S, 2→Z, and 3, 4, 6, 7, 9 to G/A look-alikes).
+func toLookAlike(s string, from, to int, digits string) string {
+	look := map[byte]byte{'0': 'O', '1': 'I', '8': 'B', '5': 'S', '2': 'Z', '6': 'G', '4': 'A'}
+	b := []byte(s)
+	for i := from; i < to; i++ {
+		if l, ok := look[b[i]]; ok && strings.IndexByte(digits, b[i]) >= 0 {
+			b[i] = l
+			break
+		}
+	}
+	return string(b)
+}
+
+// replaceFirstLetter turns the first O, I, B, S or Z of s into its look-alike digit.
+func replaceFirstLetter(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if d, ok := map[byte]byte{'O': '0', 'I': '1', 'B': '8', 'S': '5', 'Z': '2'}[c]; ok {
+			b[i] = d
+			break
+		}
+	}
+	return string(b)
+}
+
+func TestNormalization(t *testing.T) {
+	cases := []struct {
+		kind FieldKind
+		raw  string
+		want string
+		ok   bool
+	}{
+		{KindText, "Xa\u0303  Tân Lâ\u0323p ,  Hà Nội |", "Xã Tân Lập , Hà Nội", true},
+		{KindUpperText, "nguyễn văn Ðức", "NGUYỄN VĂN ĐỨC", true},
+		{KindIDNumber, "0 79 123 456 789", "079123456789", true},
+		{KindIDNumber, "07912345678", "07912345678", false},
+		{KindDate, "17/10/1997", "1997-10-17", true},
+		{KindDate, "31/02/1997", "31021997", false},
+		{KindSex, "Nữ", "F", true},
+		{KindSex, "Nu\u0303", "F", true},
+		{KindSex, "Nam", "M", true},
+		{KindSex, "?", "?", false},
+		{KindNationality, "Việt Nam", "VNM", true},
+		{KindCode, "29a-123.45", "29A-123.45", true},
+	}
+	for _, c := range cases {
+		got, ok := normalizeField(c.kind, c.raw)
+		if got != c.want || ok != c.ok {
+			t.Errorf("normalizeField(%v, %q) = %q, %v; want %q, %v", c.kind, c.raw, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func BenchmarkReadMRZ(b *testing.B) {
+	ocr, rend := testReader(b), testRenderer(b)
+	img, _ := rend.ChipIDBack(cardrender.SyntheticPerson(1))
+	pic, err := cardrender.Degrade(img, cardrender.MildDegradation(1), 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, _, err := ocr.ReadMRZ(pic); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkReadCardChipIDFront(b *testing.B) {
+	ocr, rend := testReader(b), testRenderer(b)
+	img, _ := rend.ChipIDFront(cardrender.SyntheticPerson(1))
+	pic, err := cardrender.Degrade(img, cardrender.MildDegradation(1), 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := ocr.ReadCard(pic, ChipIDFront()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

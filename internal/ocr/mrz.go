@@ -1,0 +1,333 @@
+package ocr
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"strings"
+
+	"github.com/otiai10/gosseract/v2"
+
+	"github.com/idstream/idstream/internal/mrz"
+)
+
+// Errors of ReadMRZ, wrapped with context; test with errors.Is.
+var (
+	ErrNoMRZ          = errors.New("ocr: no machine readable zone found")
+	ErrMRZCheckDigits = errors.New("ocr: machine readable zone fails its check digits")
+)
+
+// mrzWidth is the width documents are rectified to before the MRZ band is read.
+const mrzWidth = 1200
+
+// ReadMRZ finds and reads the machine readable zone of a card (TD1), TD2 document or passport
+// page (TD3) in img. It locates the document, rectifies it, reads candidate bands from the
+// bottom up (bottom 32 %, bottom 45 %, the whole document) with the OCR-B model, restores the
+// line lengths of the format, and validates the check digits. Characters the format allows
+// only as digits or only as letters are mapped through the classic confusions (O↔0, I↔1,
+// B↔8, S↔5, Z↔2, G↔6); in alphanumeric fields (document number, optional data) those
+// substitutions are tried only as a set that makes every check digit hold.
+//
+// It returns the zone with every check digit valid and its mean OCR confidence. When a zone
+// of the right shape is read but no correction makes it valid, it returns that zone (Valid
+// false) with ErrMRZCheckDigits; when nothing MRZ-shaped is read, ErrNoMRZ.
+func (r *Reader) ReadMRZ(img image.Image) (*mrz.MRZ, Confidence, error) {
+	g := toGray(img)
+	q := findDocument(g)
+	width := (dist(q[0], q[1]) + dist(q[3], q[2])) / 2
+	height := (dist(q[0], q[3]) + dist(q[1], q[2])) / 2
+	if width < 10 || height < 10 {
+		return nil, 0, fmt.Errorf("%w: image too small", ErrNoMRZ)
+	}
+	doc := rectify(g, q, mrzWidth, int(mrzWidth*height/width))
+	h := doc.Rect.Dy()
+	var invalid, implausible *mrz.MRZ
+	var invalidConf, implausibleConf Confidence
+	for _, top := range []float64{0.68, 0.55, 0} {
+		// Inner margins keep slivers of the background (imprecise corners) out of the band.
+		band := binarise(crop(doc, image.Rect(mrzWidth/60, int(top*float64(h)), mrzWidth-mrzWidth/60, h-h/60)))
+		lines, err := r.recognise(engineMRZ, pgm(band), gosseract.PSM_SINGLE_BLOCK)
+		if err != nil {
+			return nil, 0, err
+		}
+		m, conf := bestMRZ(lines)
+		if m == nil {
+			continue
+		}
+		if m.Valid && plausible(m) {
+			return m, conf, nil
+		}
+		if m.Valid && implausible == nil {
+			implausible, implausibleConf = m, conf
+		}
+		if !m.Valid && invalid == nil {
+			invalid, invalidConf = m, conf
+		}
+	}
+	if implausible != nil {
+		return implausible, implausibleConf, nil
+	}
+	if invalid != nil {
+		return invalid, invalidConf, fmt.Errorf("%w: %q", ErrMRZCheckDigits, invalid.Lines)
+	}
+	return nil, 0, ErrNoMRZ
+}
+
+// bestMRZ picks the MRZ lines out of the recognised lines (the last two or three long lines of
+// one format's length) and returns the best parse: a valid one when any correction gives one.
+func bestMRZ(lines []line) (*mrz.MRZ, Confidence) {
+	var texts []string
+	var confs []Confidence
+	for _, l := range lines {
+		t := strings.Map(func(r rune) rune {
+			if strings.ContainsRune(mrzAlphabet, r) {
+				return r
+			}
+			return -1
+		}, strings.ToUpper(l.text))
+		if len(t) >= 24 {
+			texts = append(texts, t)
+			confs = append(confs, l.conf)
+		}
+	}
+	var fallback *mrz.MRZ
+	var fallbackConf Confidence
+	for _, f := range []struct {
+		lines, length int
+	}{{3, 30}, {2, 44}, {2, 36}} {
+		if len(texts) < f.lines {
+			continue
+		}
+		cand := texts[len(texts)-f.lines:]
+		ok := true
+		for _, t := range cand {
+			if abs(len(t)-f.length) > 3 {
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		var conf Confidence
+		for _, c := range confs[len(confs)-f.lines:] {
+			conf += c / Confidence(f.lines)
+		}
+		m := correctMRZ(cand, f.length)
+		if m == nil {
+			continue
+		}
+		if m.Valid {
+			return m, conf
+		}
+		if fallback == nil {
+			fallback, fallbackConf = m, conf
+		}
+	}
+	return fallback, fallbackConf
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// lengthVariants returns ways to bring t to n characters: by growing or shrinking one run of
+// fillers (OCR most often miscounts long runs of '<'), or at the end.
+func lengthVariants(t string, n int) []string {
+	if len(t) == n {
+		return []string{t}
+	}
+	seen := map[string]bool{}
+	var out []string
+	add := func(s string) {
+		if len(s) == n && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	d := n - len(t)
+	for i := 0; i < len(t); i++ {
+		if t[i] != '<' || (i > 0 && t[i-1] == '<') {
+			continue
+		}
+		j := i
+		for j < len(t) && t[j] == '<' {
+			j++
+		}
+		if d > 0 {
+			add(t[:j] + strings.Repeat("<", d) + t[j:])
+		} else if j-i >= -d {
+			add(t[:i] + t[i-d:])
+		}
+	}
+	if d > 0 {
+		add(t + strings.Repeat("<", d))
+	} else {
+		add(t[:n])
+		add(t[-d:])
+	}
+	return out
+}
+
+// Position classes of a format: 'D' digits only (dates, check digits), 'A' letters or filler
+// only, 'X' alphanumeric.
+var mrzClasses = map[int][]string{
+	30: {"AAAAAXXXXXXXXXDXXXXXXXXXXXXXXX", "DDDDDDDADDDDDDDAAAXXXXXXXXXXXD", strings.Repeat("A", 30)},
+	36: {"AA" + strings.Repeat("A", 34), "XXXXXXXXXDAAADDDDDDDADDDDDDDXXXXXXXD"},
+	44: {strings.Repeat("A", 44), "XXXXXXXXXDAAADDDDDDDADDDDDDDXXXXXXXXXXXXXXDD"},
+}
+
+var (
+	toDigit  = map[byte]byte{'O': '0', 'Q': '0', 'D': '0', 'U': '0', 'I': '1', 'L': '1', 'T': '1', 'B': '8', 'S': '5', 'Z': '2', 'G': '6', 'A': '4'}
+	toLetter = map[byte]byte{'0': 'O', '1': 'I', '8': 'B', '5': 'S', '2': 'Z', '6': 'G', '4': 'A'}
+)
+
+// maxAmbiguous bounds the alphanumeric positions tried together (2^n parses).
+const maxAmbiguous = 10
+
+// correctMRZ fixes line lengths and classic confusions and returns the first valid parse, or
+// the plain parse when none is valid (nil when the text is not an MRZ at all).
+func correctMRZ(lines []string, n int) *mrz.MRZ {
+	classes := mrzClasses[n]
+	variants := [][]string{{}}
+	for _, l := range lines {
+		var next [][]string
+		for _, v := range variants {
+			for _, lv := range lengthVariants(l, n) {
+				next = append(next, append(append([]string{}, v...), lv))
+			}
+		}
+		variants = next
+	}
+	var first *mrz.MRZ
+	for _, v := range variants {
+		fixed := make([]string, len(v))
+		var amb [][2]int // line, position of confusable alphanumerics
+		for i, l := range v {
+			b := []byte(l)
+			for j := range b {
+				switch classes[i][j] {
+				case 'D':
+					if d, ok := toDigit[b[j]]; ok {
+						b[j] = d
+					}
+				case 'A':
+					if a, ok := toLetter[b[j]]; ok {
+						b[j] = a
+					}
+				}
+			}
+			amb = append(amb, ambiguous(b, classes[i], i)...)
+			fixed[i] = string(b)
+		}
+		m, err := mrz.Parse(fixed)
+		if err != nil {
+			continue
+		}
+		if m.Valid {
+			return m
+		}
+		if first == nil {
+			first = m
+		}
+		if len(amb) > maxAmbiguous {
+			amb = amb[:maxAmbiguous]
+		}
+		// Try every subset of substitutions, fewest changes first.
+		for k := 1; k <= len(amb); k++ {
+			if m := trySubsets(fixed, amb, k); m != nil {
+				return m
+			}
+		}
+	}
+	return first
+}
+
+// trySubsets returns a valid parse of lines with exactly k of the ambiguous positions
+// swapped to their look-alike, or nil.
+func trySubsets(lines []string, amb [][2]int, k int) *mrz.MRZ {
+	var rec func(start, left int, b [][]byte) *mrz.MRZ
+	rec = func(start, left int, b [][]byte) *mrz.MRZ {
+		if left == 0 {
+			ls := make([]string, len(b))
+			for i := range b {
+				ls[i] = string(b[i])
+			}
+			if m, err := mrz.Parse(ls); err == nil && m.Valid {
+				return m
+			}
+			return nil
+		}
+		for i := start; i <= len(amb)-left; i++ {
+			p := amb[i]
+			old := b[p[0]][p[1]]
+			alt, ok := toDigit[old]
+			if !ok {
+				alt = toLetter[old]
+			}
+			b[p[0]][p[1]] = alt
+			if m := rec(i+1, left-1, b); m != nil {
+				return m
+			}
+			b[p[0]][p[1]] = old
+		}
+		return nil
+	}
+	b := make([][]byte, len(lines))
+	for i, l := range lines {
+		b[i] = []byte(l)
+	}
+	return rec(0, k, b)
+}
+
+// ambiguous returns the confusable positions of line i's alphanumeric fields (runs of 'X'):
+// in a field that is mostly digits, its letters that look like digits; in a field that is
+// mostly letters, its digits that look like letters.
+func ambiguous(b []byte, class string, i int) [][2]int {
+	var out [][2]int
+	for j := 0; j < len(b); {
+		if class[j] != 'X' {
+			j++
+			continue
+		}
+		k := j
+		digits, letters := 0, 0
+		for ; k < len(b) && class[k] == 'X'; k++ {
+			switch {
+			case b[k] >= '0' && b[k] <= '9':
+				digits++
+			case b[k] >= 'A' && b[k] <= 'Z':
+				letters++
+			}
+		}
+		for p := j; p < k; p++ {
+			if _, ok := toDigit[b[p]]; ok && digits >= letters {
+				out = append(out, [2]int{i, p})
+			}
+			if _, ok := toLetter[b[p]]; ok && letters > digits {
+				out = append(out, [2]int{i, p})
+			}
+		}
+		j = k
+	}
+	return out
+}
+
+// plausible reports whether the parts of a zone that no check digit covers look right: a
+// known document code letter (I, A, C for cards, P for passports, V for visas) and a name
+// field whose fillers, once they start running, run to the end.
+func plausible(m *mrz.MRZ) bool {
+	if m.DocumentCode == "" || !strings.ContainsRune("IACPV", rune(m.DocumentCode[0])) {
+		return false
+	}
+	name := m.Lines[len(m.Lines)-1]
+	if m.Format != mrz.FormatTD1 {
+		name = m.Lines[0][5:]
+	}
+	if i := strings.Index(name, "<<<"); i >= 0 && strings.Trim(name[i:], "<") != "" {
+		return false
+	}
+	return true
+}
