@@ -46,7 +46,7 @@ func TestEndToEndChip(t *testing.T) {
 	}
 	selfie := func(id, token string) {
 		t.Helper()
-		if r := c.upload(id, "selfie", "", sharpImage(t, 9), token); r.status != http.StatusOK {
+		if r := c.upload(id, "selfie", "", s.selfie(t), token); r.status != http.StatusOK {
 			t.Fatalf("selfie: %d %s", r.status, r.body)
 		}
 	}

@@ -26,6 +26,7 @@ type Config struct {
 	FlowsFile       string        // --flows: YAML flows overriding the defaults
 	PolicyFile      string        // --policy: YAML decision policy overriding the default
 	CSCADir         string        // --csca-dir: CSCA certificates and master lists for passive authentication
+	ModelsDir       string        // --models-dir: face models and OCR-B data (make deps fetches them)
 	ConsentConfig   string        // --consent-config: CMP configuration YAML (default: embedded)
 	RegistryAddr    string        // --registry-addr: where dev's sandbox registry listens
 	IdentityURL     string        // --registry-url: the national identity registry API (dev: the sandbox)
@@ -57,6 +58,7 @@ func flagSet(name string, cfg *Config) *flag.FlagSet {
 	str(&cfg.FlowsFile, "flows", "", "flows YAML file overriding the default flows")
 	str(&cfg.PolicyFile, "policy", "", "decision policy YAML file overriding the default policy")
 	str(&cfg.CSCADir, "csca-dir", "", "directory of CSCA certificates and master lists")
+	str(&cfg.ModelsDir, "models-dir", "models", "directory of the face models and OCR data that make deps fetches")
 	str(&cfg.ConsentConfig, "consent-config", "", "consent (CMP) configuration YAML (default: the embedded one)")
 	str(&cfg.RegistryAddr, "registry-addr", "127.0.0.1:8082", "sandbox registry listen address (dev, registry-sandbox)")
 	str(&cfg.IdentityURL, "registry-url", "", "base URL of the identity registry API (dev: its sandbox)")

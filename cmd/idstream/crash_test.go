@@ -100,7 +100,11 @@ func crashRun(t *testing.T, n int, crash bool) []string {
 				if up.endpoint == "nfc" {
 					r = c.do(http.MethodPost, "/v1/ekyc/sessions/"+id+"/nfc", token, "application/json", s.chipRead(t, str(init["nonce"])))
 				} else {
-					r = c.upload(id, up.endpoint, up.side, sharpImage(t, uint64(i*10+j)), token)
+					img := sharpImage(t, uint64(i*10+j))
+					if up.endpoint == "selfie" {
+						img = s.selfie(t)
+					}
+					r = c.upload(id, up.endpoint, up.side, img, token)
 				}
 				if r.status >= 300 {
 					t.Errorf("session %d %s: %d %s", i, up.endpoint, r.status, r.body)

@@ -49,7 +49,11 @@ func runFlow(t *testing.T, env *testEnv, c *client, flow string, seed uint64) st
 			}
 			continue
 		}
-		r = c.upload(id, up.endpoint, up.side, sharpImage(t, seed*10+uint64(i)), token)
+		img := sharpImage(t, seed*10+uint64(i))
+		if up.endpoint == "selfie" {
+			img = env.selfie(t)
+		}
+		r = c.upload(id, up.endpoint, up.side, img, token)
 		if r.status != http.StatusOK && r.status != http.StatusAccepted {
 			t.Fatalf("%s %s %s: %d %s", flow, up.endpoint, up.side, r.status, r.body)
 		}

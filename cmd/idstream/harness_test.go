@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"image/draw"
 	"image/jpeg"
 	"io"
 	"log/slog"
@@ -22,15 +23,17 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/idstream/idstream/internal/face/facetest"
 	"github.com/idstream/idstream/internal/mrtd/mrtdtest"
 	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/chip/chiptest"
 )
 
-// testEnv is a running service and the test PKI whose CSCA it trusts.
+// testEnv is a running service, the test PKI whose CSCA it trusts, and real face photos.
 type testEnv struct {
 	*Service
-	pki *mrtdtest.PKI
+	pki   *mrtdtest.PKI
+	faces *facetest.Env
 }
 
 // testService starts the real wiring (embedded broker unless KAFKA_BROKERS is set, the
@@ -47,7 +50,9 @@ func testService(t testing.TB, groups []string, mutate ...func(*Config)) *testEn
 	if err := os.WriteFile(filepath.Join(cscaDir, "csca.pem"), pem, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	faces := facetest.New(t)
 	cfg := Config{
+		ModelsDir:     faces.ModelsDir(),
 		CSCADir:       cscaDir,
 		DataDir:       t.TempDir(),
 		EdgeAddr:      "127.0.0.1:0",
@@ -71,7 +76,7 @@ func testService(t testing.TB, groups []string, mutate ...func(*Config)) *testEn
 		t.Fatalf("start service: %v", err)
 	}
 	t.Cleanup(s.Close)
-	env := &testEnv{Service: s, pki: pki}
+	env := &testEnv{Service: s, pki: pki, faces: faces}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for !s.states.Ready() {
@@ -243,3 +248,13 @@ func encodeJPEG(t testing.TB, img image.Image) []byte {
 }
 
 func str(v any) string { return fmt.Sprint(v) }
+
+// selfie is a selfie of the person of PortraitA: the portrait centred on a larger frame.
+func (e *testEnv) selfie(t testing.TB) []byte {
+	t.Helper()
+	p := e.faces.PortraitA(t)
+	out := image.NewRGBA(image.Rect(0, 0, 800, 900))
+	draw.Draw(out, out.Bounds(), image.NewUniform(color.RGBA{140, 145, 150, 255}), image.Point{}, draw.Src)
+	draw.Draw(out, p.Bounds().Add(image.Pt(100, 100)), p, image.Point{}, draw.Src)
+	return facetest.JPEG(t, out)
+}

@@ -25,6 +25,7 @@ import (
 	"github.com/idstream/idstream/edge"
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/chserver"
+	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/flow"
 	"github.com/idstream/idstream/internal/mrtd"
 	"github.com/idstream/idstream/internal/quality"
@@ -33,6 +34,7 @@ import (
 	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/chip"
 	"github.com/idstream/idstream/processors/decision"
+	"github.com/idstream/idstream/processors/erasure"
 	qualitygroup "github.com/idstream/idstream/processors/quality"
 	"github.com/idstream/idstream/processors/session"
 	"github.com/idstream/idstream/schemas"
@@ -41,7 +43,7 @@ import (
 )
 
 // allGroups is every processor group this binary can run, in start order.
-var allGroups = []string{"session", "decision", "quality", "chip"}
+var allGroups = []string{"session", "decision", "quality", "chip", erasure.IndexGroupName, erasure.GroupName, erasure.DeleterGroupName}
 
 // allSinks is every sink this binary can run.
 var allSinks = []string{"webhook", "clickhouse"}
@@ -68,6 +70,7 @@ type Service struct {
 	edgeLn   net.Listener
 	edgeAddr string
 
+	faces      *face.Engine     // loaded once, for the groups that look at faces
 	clickhouse *chserver.Server // the local ClickHouse dev starts
 	chAddr     string
 
@@ -197,8 +200,8 @@ func topicSpecs(partitions int) []processors.TopicSpec {
 	for _, t := range schemas.Topics() {
 		spec := processors.TopicSpec{Name: t.Name, Partitions: int32(partitions), Compacted: t.Compacted}
 		switch {
-		case t.Name == schemas.TopicConsents:
-			spec.Retention = -1 // the controller's evidence, and the consent index is rebuilt from it
+		case t.Name == schemas.TopicConsents, t.Name == schemas.TopicErasures:
+			spec.Retention = -1 // the controller's evidence; the consent index is rebuilt from it
 		case !t.Compacted:
 			spec.Retention = topicRetention
 		}
@@ -273,7 +276,12 @@ func (s *Service) startGroup(name string, blobs blob.Store, flows flow.Set) erro
 		s.spawn("group decision", r.Run)
 	case "quality":
 		gate := quality.NewGate(quality.DefaultThresholds())
-		r, err := processors.NewRunner(qualitygroup.NewGroup(s.codec, blobs, gate), opts...)
+		faces, err := s.faceEngine()
+		if err != nil {
+			return err
+		}
+		r, err := processors.NewRunner(qualitygroup.NewGroup(s.codec, blobs, gate,
+			qualitygroup.WithFaceDetector(faces, qualitygroup.DefaultSelfieFraming())), opts...)
 		if err != nil {
 			return fmt.Errorf("quality group: %w", err)
 		}
@@ -296,6 +304,24 @@ func (s *Service) startGroup(name string, blobs blob.Store, flows flow.Set) erro
 			return fmt.Errorf("chip group: %w", err)
 		}
 		s.spawn("group chip", r.Run)
+	case erasure.IndexGroupName:
+		r, err := processors.NewRunner(erasure.IndexGroup(s.codec), opts...)
+		if err != nil {
+			return fmt.Errorf("erasure index group: %w", err)
+		}
+		s.spawn("group "+name, r.Run)
+	case erasure.GroupName:
+		r, err := processors.NewStatefulRunner(erasure.Group(s.codec), opts...)
+		if err != nil {
+			return fmt.Errorf("erasure group: %w", err)
+		}
+		s.spawn("group "+name, r.Run)
+	case erasure.DeleterGroupName:
+		r, err := processors.NewRunner(erasure.DeleterGroup(s.codec, blobs), opts...)
+		if err != nil {
+			return fmt.Errorf("erasure blobs group: %w", err)
+		}
+		s.spawn("group "+name, r.Run)
 	default:
 		return fmt.Errorf("unknown group %q (known: %s)", name, strings.Join(allGroups, ", "))
 	}
@@ -327,6 +353,19 @@ func (s *Service) startSink(name string) error {
 		return fmt.Errorf("unknown sink %q (known: %s)", name, strings.Join(allSinks, ", "))
 	}
 	return nil
+}
+
+// faceEngine loads the face models of --models-dir once.
+func (s *Service) faceEngine() (*face.Engine, error) {
+	if s.faces != nil {
+		return s.faces, nil
+	}
+	e, err := face.Load(face.DefaultModels(s.cfg.ModelsDir))
+	if err != nil {
+		return nil, fmt.Errorf("face models (make deps fetches them): %w", err)
+	}
+	s.faces = e
+	return e, nil
 }
 
 // loadTrust reads the CSCA trust anchors of --csca-dir. Without one, every chip's chain
@@ -548,6 +587,9 @@ func (s *Service) Close() {
 	}
 	if s.clickhouse != nil {
 		_ = s.clickhouse.Close()
+	}
+	if s.faces != nil {
+		s.faces.Close()
 	}
 	if s.broker != nil {
 		s.broker.Close()
