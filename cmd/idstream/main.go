@@ -36,6 +36,7 @@ Run 'idstream <command> -h' for the flags of a command.
 var version = "dev"
 
 func main() {
+	ensureSingleThreadedOpenMP()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
@@ -84,6 +85,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// ensureSingleThreadedOpenMP restarts the process with OMP_THREAD_LIMIT=1 when it is unset:
+// Tesseract is about 10x faster single-threaded on small machines (PLATFORM.md), and OpenMP
+// reads the variable only when the library loads, before main runs. An operator's own value
+// is kept.
+func ensureSingleThreadedOpenMP() {
+	if _, ok := os.LookupEnv("OMP_THREAD_LIMIT"); ok {
+		return
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return
+	}
+	env := append(os.Environ(), "OMP_THREAD_LIMIT=1")
+	_ = syscall.Exec(self, os.Args, env) // returns only on failure: then run as we are
 }
 
 func logLevel() slog.Level {
