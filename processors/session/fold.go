@@ -70,38 +70,17 @@ func (f Folder) Fold(st *schemas.SessionState, event any) (*schemas.SessionState
 		if ev == nil || st == nil || isTerminal(st.Status) || f.stale(st, flow.StepNFC, ev.CaptureID) {
 			return st, false
 		}
-		if st.Chip != nil && st.Chip.Envelope.EventID == ev.Envelope.EventID && !checksChange(st.Checks, ev.Checks) {
-			return st, false
-		}
-		next := cloneState(st)
-		c := *ev
-		next.Chip = &c
-		next.Checks = mergeChecks(st.Checks, ev.Checks)
-		return touch(next, ev.Envelope), true
+		return foldResult(st, st.Chip, ev, ev.Envelope, ev.Checks, func(n *schemas.SessionState, v *schemas.ChipVerified) { n.Chip = v })
 	case *schemas.LivenessAssessed:
 		if ev == nil || st == nil || isTerminal(st.Status) || f.stale(st, flow.StepSelfie, ev.CaptureID) {
 			return st, false
 		}
-		if st.Liveness != nil && st.Liveness.Envelope.EventID == ev.Envelope.EventID && !checksChange(st.Checks, ev.Checks) {
-			return st, false
-		}
-		next := cloneState(st)
-		l := *ev
-		next.Liveness = &l
-		next.Checks = mergeChecks(st.Checks, ev.Checks)
-		return touch(next, ev.Envelope), true
+		return foldResult(st, st.Liveness, ev, ev.Envelope, ev.Checks, func(n *schemas.SessionState, v *schemas.LivenessAssessed) { n.Liveness = v })
 	case *schemas.FacesMatched:
 		if ev == nil || st == nil || isTerminal(st.Status) {
 			return st, false
 		}
-		if st.Faces != nil && st.Faces.Envelope.EventID == ev.Envelope.EventID && !checksChange(st.Checks, ev.Checks) {
-			return st, false
-		}
-		next := cloneState(st)
-		fm := *ev
-		next.Faces = &fm
-		next.Checks = mergeChecks(st.Checks, ev.Checks)
-		return touch(next, ev.Envelope), true
+		return foldResult(st, st.Faces, ev, ev.Envelope, ev.Checks, func(n *schemas.SessionState, v *schemas.FacesMatched) { n.Faces = v })
 	case *schemas.FraudAssessed:
 		if ev == nil || st == nil || isTerminal(st.Status) || !checksChange(st.Checks, ev.Checks) {
 			return st, false
@@ -290,6 +269,33 @@ func (f Folder) foldDocument(st *schemas.SessionState, ev *schemas.DocumentRead)
 	next.Documents = docs
 	next.Checks = mergeChecks(st.Checks, ev.Checks)
 	return touch(next, ev.Envelope), true
+}
+
+// foldResult stores a processor's result payload (the chip's, liveness's or face
+// matching's) with its checks, unless the state already holds that very event with the same
+// checks. cur is the payload the state holds, set stores a copy of ev into the next state.
+func foldResult[T any](st *schemas.SessionState, cur, ev *T, env schemas.Envelope, checks []schemas.Check, set func(*schemas.SessionState, *T)) (*schemas.SessionState, bool) {
+	if cur != nil && envelopeOf(cur).EventID == env.EventID && !checksChange(st.Checks, checks) {
+		return st, false
+	}
+	next := cloneState(st)
+	v := *ev
+	set(next, &v)
+	next.Checks = mergeChecks(st.Checks, checks)
+	return touch(next, env), true
+}
+
+// envelopeOf returns the envelope of a result payload.
+func envelopeOf(v any) schemas.Envelope {
+	switch r := v.(type) {
+	case *schemas.ChipVerified:
+		return r.Envelope
+	case *schemas.LivenessAssessed:
+		return r.Envelope
+	case *schemas.FacesMatched:
+		return r.Envelope
+	}
+	return schemas.Envelope{}
 }
 
 func foldDecision(st *schemas.SessionState, ev *schemas.Decision) (*schemas.SessionState, bool) {
