@@ -5,8 +5,9 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base32"
-	"encoding/hex"
 	"strings"
+
+	"github.com/idstream/idstream/internal/idnumber"
 )
 
 // idEncoding is lowercase base32 without padding.
@@ -56,9 +57,7 @@ func (s *Server) sessionNonce(sessionID string) []byte {
 // BlocklistHash is the keyed hash an id number is blocklisted under:
 // hex(HMAC-SHA256(secret, NormalizeIDNumber(idNumber))).
 func BlocklistHash(secret []byte, idNumber string) string {
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte(NormalizeIDNumber(idNumber)))
-	return hex.EncodeToString(m.Sum(nil))
+	return idnumber.Hash(secret, idNumber)
 }
 
 // NormalizeIDNumber upper-cases an id number and drops spaces, dashes and dots.
