@@ -62,13 +62,13 @@ func TestEndToEndChip(t *testing.T) {
 	t.Run("valid chip", func(t *testing.T) {
 		init := c.openSession("nfc_only")
 		id, token := str(init["session_id"]), str(init["sdk_token"])
-		nfc(id, token, chiptest.RequestJSON(chiptest.NewChip(t, s.pki, persona, nonceOf(init))))
+		nfc(id, token, chiptest.RequestJSON(chiptest.NewChip(t, s.pki, persona, nonceOf(init), chiptest.WithFace(s.chipFace(t)))))
 		selfie(id, token)
 		got := c.waitStatus(id, "verified", "rejected")
 		if got["status"] != "verified" {
 			t.Fatalf("status %v, reasons %v", got["status"], reasonCodes(got))
 		}
-		for _, name := range []string{"chip.passive_authentication", "chip.chain", "chip.dg13_hash", "chip.active_authentication", "chip.registry_identity"} {
+		for _, name := range []string{"chip.passive_authentication", "chip.chain", "chip.dg13_hash", "chip.active_authentication", "chip.registry_identity", "liveness.passive", "face.selfie_chip"} {
 			if st, _ := checkStatus(got, name); st != "pass" {
 				t.Errorf("%s = %q, want pass", name, st)
 			}
@@ -82,7 +82,7 @@ func TestEndToEndChip(t *testing.T) {
 	t.Run("one DG13 byte changed", func(t *testing.T) {
 		init := c.openSession("nfc_only")
 		id, token := str(init["session_id"]), str(init["sdk_token"])
-		files := chiptest.NewChip(t, s.pki, persona, nonceOf(init))
+		files := chiptest.NewChip(t, s.pki, persona, nonceOf(init), chiptest.WithFace(s.chipFace(t)))
 		dg13 := slices.Clone(files["dg13"])
 		dg13[len(dg13)-1] ^= 0x01
 		files["dg13"] = dg13
@@ -104,7 +104,7 @@ func TestEndToEndChip(t *testing.T) {
 		first := c.openSession("nfc_only")
 		second := c.openSession("nfc_only")
 		id, token := str(second["session_id"]), str(second["sdk_token"])
-		nfc(id, token, chiptest.RequestJSON(chiptest.NewChip(t, s.pki, persona, nonceOf(first))))
+		nfc(id, token, chiptest.RequestJSON(chiptest.NewChip(t, s.pki, persona, nonceOf(first), chiptest.WithFace(s.chipFace(t)))))
 		selfie(id, token)
 		got := c.waitStatus(id, "verified", "rejected")
 		if got["status"] != "rejected" {

@@ -86,7 +86,7 @@ func TestConsentWithdrawalErasesBiometrics(t *testing.T) {
 	id, token := str(init["session_id"]), str(init["sdk_token"])
 	nonce, _ := base64.StdEncoding.DecodeString(str(init["nonce"]))
 	if r := c.do(http.MethodPost, "/v1/ekyc/sessions/"+id+"/nfc", token, "application/json",
-		chiptest.RequestJSON(chiptest.NewChip(t, s.pki, chiptest.Persona(t, "match"), nonce))); r.status != http.StatusAccepted {
+		chiptest.RequestJSON(chiptest.NewChip(t, s.pki, chiptest.Persona(t, "match"), nonce, chiptest.WithFace(s.chipFace(t))))); r.status != http.StatusAccepted {
 		t.Fatalf("nfc: %d %s", r.status, r.body)
 	}
 	if r := c.upload(id, "selfie", "", s.selfie(t), token); r.status != http.StatusOK {

@@ -55,7 +55,7 @@ func TestSessionGroupCrash(t *testing.T) {
 // reduced to what must not depend on the crash.
 func crashRun(t *testing.T, n int, crash bool) []string {
 	t.Helper()
-	s := testService(t, []string{"decision", "quality", "chip"})
+	s := testService(t, slices.DeleteFunc(slices.Clone(allGroups), func(g string) bool { return g == "session" }))
 	c := newClient(t, s)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	member := func() *processors.StatefulRunner {

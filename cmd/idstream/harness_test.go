@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,8 +33,9 @@ import (
 // testEnv is a running service, the test PKI whose CSCA it trusts, and real face photos.
 type testEnv struct {
 	*Service
-	pki   *mrtdtest.PKI
-	faces *facetest.Env
+	pki     *mrtdtest.PKI
+	faces   *facetest.Env
+	selfies atomic.Int64 // makes every selfie's bytes unique: the fraud group flags replays
 }
 
 // testService starts the real wiring (embedded broker unless KAFKA_BROKERS is set, the
@@ -98,7 +100,13 @@ func (e *testEnv) chipRead(t testing.TB, nonceB64 string) []byte {
 	if err != nil {
 		t.Fatalf("nonce: %v", err)
 	}
-	return chiptest.RequestJSON(chiptest.NewChip(t, e.pki, chiptest.Persona(t, "match"), nonce))
+	return chiptest.RequestJSON(chiptest.NewChip(t, e.pki, chiptest.Persona(t, "match"), nonce, chiptest.WithFace(e.chipFace(t))))
+}
+
+// chipFace is the chip's photo of the person of the selfie: PortraitA, as a JPEG.
+func (e *testEnv) chipFace(t testing.TB) []byte {
+	t.Helper()
+	return facetest.JPEG(t, e.faces.PortraitA(t))
 }
 
 // client is a small HTTP client of the edge for tests.
@@ -249,12 +257,22 @@ func encodeJPEG(t testing.TB, img image.Image) []byte {
 
 func str(v any) string { return fmt.Sprint(v) }
 
-// selfie is a selfie of the person of PortraitA: the portrait centred on a larger frame.
+// selfie is a selfie of the person of PortraitA: the portrait centred on a larger frame
+// whose top-left corner carries the call's number as black and white 16-pixel blocks, so
+// that no two selfies are the same bytes (the fraud group flags replayed images).
 func (e *testEnv) selfie(t testing.TB) []byte {
 	t.Helper()
 	p := e.faces.PortraitA(t)
+	n := e.selfies.Add(1)
 	out := image.NewRGBA(image.Rect(0, 0, 800, 900))
 	draw.Draw(out, out.Bounds(), image.NewUniform(color.RGBA{140, 145, 150, 255}), image.Point{}, draw.Src)
+	for bit := range 16 {
+		c := color.RGBA{0, 0, 0, 255}
+		if n&(1<<bit) != 0 {
+			c = color.RGBA{255, 255, 255, 255}
+		}
+		draw.Draw(out, image.Rect(bit*16, 0, bit*16+16, 16), image.NewUniform(c), image.Point{}, draw.Src)
+	}
 	draw.Draw(out, p.Bounds().Add(image.Pt(100, 100)), p, image.Point{}, draw.Src)
 	return facetest.JPEG(t, out)
 }

@@ -35,6 +35,9 @@ import (
 	"github.com/idstream/idstream/processors/chip"
 	"github.com/idstream/idstream/processors/decision"
 	"github.com/idstream/idstream/processors/erasure"
+	"github.com/idstream/idstream/processors/facematch"
+	"github.com/idstream/idstream/processors/fraud"
+	"github.com/idstream/idstream/processors/liveness"
 	qualitygroup "github.com/idstream/idstream/processors/quality"
 	"github.com/idstream/idstream/processors/session"
 	"github.com/idstream/idstream/schemas"
@@ -43,7 +46,7 @@ import (
 )
 
 // allGroups is every processor group this binary can run, in start order.
-var allGroups = []string{"session", "decision", "quality", "chip", erasure.IndexGroupName, erasure.GroupName, erasure.DeleterGroupName}
+var allGroups = []string{"session", "decision", "quality", "chip", "liveness", "facematch", "fraud", erasure.IndexGroupName, erasure.GroupName, erasure.DeleterGroupName}
 
 // allSinks is every sink this binary can run.
 var allSinks = []string{"webhook", "clickhouse"}
@@ -208,7 +211,7 @@ func topicSpecs(partitions int) []processors.TopicSpec {
 		specs = append(specs, spec,
 			processors.TopicSpec{Name: t.Name + ".dlq", Partitions: int32(partitions), Retention: 4 * topicRetention})
 	}
-	return specs
+	return append(specs, fraud.TopicSpecs(int32(partitions))...)
 }
 
 func loadFlows(path string) (flow.Set, error) {
@@ -291,19 +294,38 @@ func (s *Service) startGroup(name string, blobs blob.Store, flows flow.Set) erro
 		if err != nil {
 			return err
 		}
-		var reg registry.Registry
-		if s.registryURL != "" {
-			client, err := registry.NewClient(s.registryURL, registry.WithBearerToken(s.cfg.IdentityToken), registry.WithLogger(s.log.With("component", "registry")))
-			if err != nil {
-				return fmt.Errorf("identity registry: %w", err)
-			}
-			reg = client
+		reg, err := s.registryClient()
+		if err != nil {
+			return err
 		}
 		r, err := processors.NewRunner(chip.NewGroup(s.codec, blobs, trust, reg, chip.WithLogger(s.log.With("group", "chip"))), opts...)
 		if err != nil {
 			return fmt.Errorf("chip group: %w", err)
 		}
 		s.spawn("group chip", r.Run)
+	case "liveness", "facematch":
+		faces, err := s.faceEngine()
+		if err != nil {
+			return err
+		}
+		var g processors.Group
+		if name == "liveness" {
+			g, err = liveness.NewGroup(s.codec, blobs, faces, liveness.WithLogger(s.log.With("group", name)))
+		} else {
+			g, err = facematch.NewGroup(s.codec, blobs, faces, facematch.WithLogger(s.log.With("group", name)))
+		}
+		if err != nil {
+			return fmt.Errorf("%s group: %w", name, err)
+		}
+		r, err := processors.NewRunner(g, opts...)
+		if err != nil {
+			return fmt.Errorf("%s group: %w", name, err)
+		}
+		s.spawn("group "+name, r.Run)
+	case "fraud":
+		if err := s.startFraud(blobs, opts); err != nil {
+			return err
+		}
 	case erasure.IndexGroupName:
 		r, err := processors.NewRunner(erasure.IndexGroup(s.codec), opts...)
 		if err != nil {
@@ -366,6 +388,52 @@ func (s *Service) faceEngine() (*face.Engine, error) {
 	}
 	s.faces = e
 	return e, nil
+}
+
+// registryClient is the client of the identity registry API (dev: the sandbox), or nil when
+// none is configured: the registry checks are then skipped.
+func (s *Service) registryClient() (registry.Registry, error) {
+	if s.registryURL == "" {
+		return nil, nil
+	}
+	client, err := registry.NewClient(s.registryURL, registry.WithBearerToken(s.cfg.IdentityToken), registry.WithLogger(s.log.With("component", "registry")))
+	if err != nil {
+		return nil, fmt.Errorf("identity registry: %w", err)
+	}
+	return client, nil
+}
+
+// startFraud starts the fraud group with the blocklist and capture index it reads.
+func (s *Service) startFraud(blobs blob.Store, opts []processors.Option) error {
+	key, err := s.tokenSecret()
+	if err != nil {
+		return err
+	}
+	reg, err := s.registryClient()
+	if err != nil {
+		return err
+	}
+	blocklist, err := fraud.NewBlocklist(s.codec, s.runtimeOpts("fraud-blocklist")...)
+	if err != nil {
+		return err
+	}
+	s.spawn("fraud blocklist", blocklist.Run)
+	sightings, err := fraud.NewCaptureIndex(s.runtimeOpts("fraud-captures")...)
+	if err != nil {
+		return err
+	}
+	s.spawn("fraud capture index", sightings.Run)
+	g, err := fraud.NewGroup(s.codec, key, blocklist, sightings,
+		fraud.WithRegistry(reg), fraud.WithBlobs(blobs), fraud.WithLogger(s.log.With("group", "fraud")))
+	if err != nil {
+		return fmt.Errorf("fraud group: %w", err)
+	}
+	r, err := processors.NewRunner(g, opts...)
+	if err != nil {
+		return fmt.Errorf("fraud group: %w", err)
+	}
+	s.spawn("group fraud", r.Run)
+	return nil
 }
 
 // loadTrust reads the CSCA trust anchors of --csca-dir. Without one, every chip's chain

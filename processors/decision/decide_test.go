@@ -6,6 +6,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,6 +36,9 @@ func processing(extra ...schemas.Check) *schemas.SessionState {
 		Checks: append([]schemas.Check{
 			check("quality.document_front", "pass"), check("quality.document_back", "pass"), check("quality.selfie", "pass"),
 			check("chip.passive_authentication", "pass"), check("chip.active_authentication", "pass"),
+			check("liveness.passive", "pass"), check("face.selfie_chip", "pass"), check("fraud.blocklist_id", "pass"),
+			check("fraud.injection_signals.document_front", "pass"), check("fraud.injection_signals.document_back", "pass"),
+			check("fraud.injection_signals.selfie", "pass"),
 		}, extra...),
 	}
 }
@@ -50,15 +54,22 @@ func findCheck(cs []schemas.Check, name string) *schemas.Check {
 
 func TestDefaultPolicy(t *testing.T) {
 	p := DefaultPolicy(flow.Default())
-	if p.Version != "2026-11-22.2" || len(p.Flows) != 5 {
+	if p.Version != "2026-11-22.4" || len(p.Flows) != 5 {
 		t.Fatalf("policy = %+v", p)
 	}
 	want := map[string][]string{
 		"chip_id_card": {"quality.document_front", "quality.document_back", "quality.selfie",
-			"chip.passive_authentication", "chip.active_authentication"},
-		"passport":             {"quality.passport", "quality.selfie"}, // nfc is optional: the chip is not awaited
-		"nfc_only":             {"quality.selfie", "chip.passive_authentication", "chip.active_authentication"},
-		"vehicle_registration": {"quality.document_front", "quality.document_back"},
+			"chip.passive_authentication", "chip.active_authentication", "liveness.passive", "face.selfie_chip",
+			"fraud.blocklist_id", "fraud.injection_signals.document_front", "fraud.injection_signals.document_back",
+			"fraud.injection_signals.selfie"},
+		"passport": {"quality.passport", "quality.selfie", "liveness.passive", // nfc is optional: the chip is not awaited
+			"fraud.injection_signals.passport", "fraud.injection_signals.selfie"},
+		"nfc_only": {"quality.selfie", "chip.passive_authentication", "chip.active_authentication", "liveness.passive",
+			"face.selfie_chip", "fraud.blocklist_id", "fraud.injection_signals.selfie"},
+		"id_card": {"quality.document_front", "quality.document_back", "quality.selfie", "liveness.passive",
+			"fraud.injection_signals.document_front", "fraud.injection_signals.document_back", "fraud.injection_signals.selfie"},
+		"vehicle_registration": {"quality.document_front", "quality.document_back",
+			"fraud.injection_signals.document_front", "fraud.injection_signals.document_back"},
 	}
 	for name, await := range want {
 		if got := p.Flows[name].Await; !slices.Equal(got, await) {
@@ -119,10 +130,13 @@ func TestDecideWaits(t *testing.T) {
 	nfcOnlyNoChip.Checks = []schemas.Check{check("quality.selfie", "pass"), check("chip.passive_authentication", "pass")}
 	passport := &schemas.SessionState{
 		Envelope: schemas.Envelope{SessionID: sid}, Status: schemas.StatusProcessing, Flow: "passport",
-		Steps:  []string{"passport", "selfie"},
-		Checks: []schemas.Check{check("quality.passport", "pass"), check("quality.selfie", "pass")},
+		Steps: []string{"passport", "selfie"},
+		Checks: []schemas.Check{check("quality.passport", "pass"), check("quality.selfie", "pass"), check("liveness.passive", "pass"),
+			check("fraud.injection_signals.passport", "pass"), check("fraud.injection_signals.selfie", "pass")},
 	}
 	globPolicy := Policy{Version: "v", Flows: map[string]FlowPolicy{"chip_id_card": {Await: []string{"quality.*", "fraud.*"}}}}
+	noFraud := processing()
+	noFraud.Checks = slices.DeleteFunc(noFraud.Checks, func(c schemas.Check) bool { return strings.HasPrefix(c.Name, "fraud.") })
 
 	tests := []struct {
 		name string
@@ -138,8 +152,8 @@ func TestDecideWaits(t *testing.T) {
 		{"nfc_only with chip checks", p, nfcOnly, true},
 		{"nfc_only without active authentication", p, nfcOnlyNoChip, false},
 		{"passport does not await the optional chip", p, passport, true},
-		{"glob awaits a fraud check", globPolicy, processing(), false},
-		{"glob satisfied", globPolicy, processing(check("fraud.blocklist", "pass")), true},
+		{"glob awaits a fraud check", globPolicy, noFraud, false},
+		{"glob satisfied", globPolicy, processing(), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -173,7 +187,7 @@ func TestDecideOutcomes(t *testing.T) {
 
 	t.Run("all pass verifies", func(t *testing.T) {
 		d, _ := Decide(p, processing(check("fraud.blocklist", "pass")))
-		if d.Outcome != schemas.StatusVerified || len(d.Reasons) != 0 || len(d.Checks) != 6 {
+		if d.Outcome != schemas.StatusVerified || len(d.Reasons) != 0 || len(d.Checks) != 12 {
 			t.Fatalf("decision = %+v", d)
 		}
 	})

@@ -21,8 +21,10 @@ import (
 // checks are in its snapshot.
 //
 // History: "2026-11-22.1" awaited the quality checks only; "2026-11-22.2" also awaits the
-// chip checks (ChipAwaits) in flows that require the nfc step.
-const DefaultPolicyVersion = "2026-11-22.2"
+// chip checks (ChipAwaits) in flows that require the nfc step; "2026-11-22.3" also awaits
+// passive liveness in flows with a selfie, and the selfie ↔ chip face match in flows that
+// require both (FaceAwaits); "2026-11-22.4" also awaits the fraud checks (FraudAwaits).
+const DefaultPolicyVersion = "2026-11-22.4"
 
 // Chip check names the default policy awaits (they are produced by the chip group, which
 // reports every chip check of a capture in one event).
@@ -39,6 +41,48 @@ const (
 // ChipAwaits returns the chip checks awaited by a flow that requires the nfc step.
 func ChipAwaits() []string {
 	return []string{CheckChipPassiveAuthentication, CheckChipActiveAuthentication}
+}
+
+// Face check names the default policy awaits (produced by the liveness and facematch groups).
+const (
+	CheckLivenessPassive = "liveness.passive"
+	CheckFaceSelfieChip  = "face.selfie_chip"
+)
+
+// FaceAwaits returns the face checks a flow waits for: passive liveness when it has a
+// selfie, and the selfie ↔ chip match when it also requires the chip. Exact names, not
+// "face.*": the chip pair usually lands before the document pair, and a glob would let the
+// session be decided on the first. selfie ↔ document joins when OCR crops the document face.
+func FaceAwaits(f flow.Flow) []string {
+	if !slices.Contains(f.Steps, flow.StepSelfie) {
+		return nil
+	}
+	out := []string{CheckLivenessPassive}
+	if slices.Contains(f.Steps, flow.StepNFC) {
+		out = append(out, CheckFaceSelfieChip)
+	}
+	return out
+}
+
+// CheckFraudBlocklistID is the first of the fraud group's session checks, which arrive
+// together in one event: awaiting it awaits them all (blocklist, registries, ID structure,
+// dates, replayed captures).
+const CheckFraudBlocklistID = "fraud.blocklist_id"
+
+// FraudAwaits returns the fraud checks a flow waits for: the injection-signal check of each
+// image step ("fraud.injection_signals.<step>", one per capture as it arrives) and, in flows
+// that require the chip, the session checks. Flows without a chip get the session checks
+// once OCR reads their documents (the fraud group waits for the identity data). Exact names,
+// not "fraud.*": the first injection check would match a glob before the session checks.
+func FraudAwaits(f flow.Flow) []string {
+	var out []string
+	if slices.Contains(f.Steps, flow.StepNFC) {
+		out = append(out, CheckFraudBlocklistID)
+	}
+	for _, s := range f.ImageSteps() {
+		out = append(out, "fraud.injection_signals."+s)
+	}
+	return out
 }
 
 // ErrInvalidPolicy is wrapped by every validation error of ParsePolicy and Policy.Validate.
@@ -67,7 +111,8 @@ type FlowPolicy struct {
 // DefaultPolicy returns the default policy for flows (version DefaultPolicyVersion): every
 // flow awaits "quality.<step>" for each of its required image steps and, when nfc is one of
 // its required steps (chip_id_card, nfc_only), the chip checks of ChipAwaits; a flow where
-// nfc is optional (passport) does not wait for the chip. Every check is hard: any fail
+// nfc is optional (passport) does not wait for the chip; flows with a selfie also await the
+// checks of FaceAwaits, and every flow those of FraudAwaits. Every check is hard: any fail
 // rejects (a failed passive or active authentication among them), and a warn never does
 // (chip.registry_identity warns when the registry is unavailable).
 func DefaultPolicy(flows flow.Set) Policy {
@@ -78,6 +123,8 @@ func DefaultPolicy(flows flow.Set) Policy {
 		if slices.Contains(f.Steps, flow.StepNFC) {
 			await = append(await, ChipAwaits()...)
 		}
+		await = append(await, FaceAwaits(f)...)
+		await = append(await, FraudAwaits(f)...)
 		p.Flows[name] = FlowPolicy{Await: await, DocumentType: f.DocumentType}
 	}
 	return p
