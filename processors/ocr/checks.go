@@ -1,0 +1,119 @@
+package ocr
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/idstream/idstream/schemas"
+)
+
+// check builds one of the group's checks about the capture of qa.
+func (g *group) check(qa *schemas.QualityAssessed, name, status, reason, detail string) schemas.Check {
+	c := schemas.Check{
+		Name:         CheckName(name, qa.Step),
+		Status:       status,
+		ModelVersion: ptr(g.modelVersion),
+		Source:       Producer,
+		CaptureID:    ptr(qa.CaptureID),
+	}
+	if reason != "" {
+		c.ReasonCode = ptr(reason)
+	}
+	if detail != "" {
+		c.Detail = ptr(detail)
+	}
+	return c
+}
+
+// unreadableChecks are the checks of a side whose image could not be used.
+func (g *group) unreadableChecks(qa *schemas.QualityAssessed, side string) []schemas.Check {
+	const detail = "The image could not be read."
+	mrzCheck := g.check(qa, CheckMRZ, schemas.CheckFail, ReasonUnreadable, detail)
+	if side == SideFront {
+		mrzCheck = g.check(qa, CheckMRZ, schemas.CheckSkipped, ReasonNoMRZ, "A document front has no machine readable zone.")
+	}
+	return []schemas.Check{
+		mrzCheck,
+		g.check(qa, CheckFields, schemas.CheckFail, ReasonUnreadable, detail),
+		g.check(qa, CheckType, schemas.CheckFail, ReasonUnreadable, detail),
+	}
+}
+
+// checks are the checks of a side read as r: document.mrz, document.fields, document.type.
+func (g *group) checks(qa *schemas.QualityAssessed, side string, r *reading) []schemas.Check {
+	var mrzCheck schemas.Check
+	switch {
+	case r.zone != nil && r.zone.Valid:
+		mrzCheck = g.check(qa, CheckMRZ, schemas.CheckPass, "", fmt.Sprintf("%s zone, every check digit holds.", r.zone.Format))
+	case r.zone != nil:
+		var failed []string
+		for name, ok := range r.zone.Checks {
+			if !ok {
+				failed = append(failed, name)
+			}
+		}
+		slices.Sort(failed)
+		mrzCheck = g.check(qa, CheckMRZ, schemas.CheckFail, ReasonMRZCheckDigit,
+			fmt.Sprintf("%s zone, check digits failing: %s.", r.zone.Format, strings.Join(failed, ", ")))
+	case side == SideFront:
+		mrzCheck = g.check(qa, CheckMRZ, schemas.CheckSkipped, ReasonNoMRZ, "A document front has no machine readable zone.")
+	case side == SidePassport:
+		mrzCheck = g.check(qa, CheckMRZ, schemas.CheckFail, ReasonMRZNotFound, "No machine readable zone was read on the passport page.")
+	default:
+		mrzCheck = g.check(qa, CheckMRZ, schemas.CheckSkipped, ReasonMRZNotFound, "No machine readable zone was read on the back.")
+	}
+	if r.zone != nil {
+		mrzCheck.Score = ptr(round(float64(r.zoneConf)))
+	}
+
+	fieldsCheck := g.fieldsCheck(qa, side, r)
+
+	typeCheck := g.check(qa, CheckType, schemas.CheckPass, "", "document type: "+r.docType)
+	if r.docType == TypeUnknown {
+		typeCheck = g.check(qa, CheckType, schemas.CheckWarn, ReasonTypeUnknown, "The document type could not be recognised.")
+	}
+	return []schemas.Check{mrzCheck, fieldsCheck, typeCheck}
+}
+
+// fieldsCheck judges the required fields of the side (see RequiredFields).
+func (g *group) fieldsCheck(qa *schemas.QualityAssessed, side string, r *reading) schemas.Check {
+	required := RequiredFields(r.docType, side)
+	if len(required) == 0 {
+		return g.check(qa, CheckFields, schemas.CheckSkipped, ReasonNoLayout, "No printed layout is known for this side.")
+	}
+	var valid int
+	var missing, weak []string
+	for _, name := range required {
+		f, ok := field(r.fields, name)
+		switch {
+		case !ok || !f.Valid:
+			missing = append(missing, name)
+		case float64(f.Confidence) < g.minConfidence:
+			valid++
+			weak = append(weak, name)
+		default:
+			valid++
+		}
+	}
+	var c schemas.Check
+	switch {
+	case len(missing) == 0 && len(weak) == 0:
+		c = g.check(qa, CheckFields, schemas.CheckPass, "", fmt.Sprintf("%d of %d required fields read.", valid, len(required)))
+	case 2*valid >= len(required):
+		detail := fmt.Sprintf("%d of %d required fields read valid", valid, len(required))
+		if len(missing) > 0 {
+			detail += "; not read: " + strings.Join(missing, ", ")
+		}
+		if len(weak) > 0 {
+			detail += "; low confidence: " + strings.Join(weak, ", ")
+		}
+		c = g.check(qa, CheckFields, schemas.CheckWarn, ReasonLowConfidence, detail+".")
+	default:
+		c = g.check(qa, CheckFields, schemas.CheckFail, ReasonUnreadable,
+			fmt.Sprintf("%d of %d required fields read valid; not read: %s.", valid, len(required), strings.Join(missing, ", ")))
+	}
+	c.Score = ptr(round(float64(valid) / float64(len(required))))
+	c.Threshold = ptr(g.minConfidence)
+	return c
+}
