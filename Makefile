@@ -12,7 +12,7 @@ FUZZTIME  ?= 8s
 FUZZ      := ./schemas:FuzzDecode ./internal/tlv:FuzzTLV ./internal/mrtd:FuzzParseSOD \
              ./internal/mrtd:FuzzParseDG15 ./internal/mrz:FuzzParse ./internal/lds:FuzzParseDG1 \
              ./internal/lds:FuzzParseDG2 ./internal/lds:FuzzParseDG13 ./internal/lds:FuzzParseDG14 \
-             ./internal/imagecheck:FuzzInspect
+             ./internal/imagecheck:FuzzInspect ./processors/fraud/imagemeta:FuzzRead
 
 .PHONY: all deps build run test fuzz bench lint clean
 

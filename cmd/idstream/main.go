@@ -25,7 +25,7 @@ Usage:
   idstream sink <name> [flags]      one sink (webhook, clickhouse) against KAFKA_BROKERS
   idstream migrate [flags]          apply the ClickHouse migrations at --clickhouse-addr
   idstream topics [flags]           create or check the topics on KAFKA_BROKERS
-  idstream sample-image [--seed N]  write a synthetic document JPEG to stdout (for trying the API)
+  idstream sample-image [--kind K] [--seed N]  write a synthetic document JPEG to stdout (for trying the API)
   idstream version
 
 Every flag is also an IDSTREAM_* environment variable (--data-dir = IDSTREAM_DATA_DIR).

@@ -9,23 +9,59 @@ import (
 	"image/jpeg"
 	"io"
 	"math/rand/v2"
+
+	"github.com/idstream/idstream/internal/cardrender"
 )
 
-// runSampleImage writes a synthetic document-like JPEG to stdout, for trying the API by hand
-// (README's curl session) and for the tests: a mid-tone card with dense, high-contrast
-// text-like strokes. It holds no real person's data.
+// runSampleImage writes a synthetic document JPEG to stdout, for trying the API by hand
+// (README's curl session): a vehicle registration card, a chip ID card's front or back, or a
+// passport data page, rendered by internal/cardrender for a synthetic person or vehicle of
+// the given seed; or a plain text-like texture. None holds a real person's data.
 func runSampleImage(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("sample-image", flag.ContinueOnError)
-	seed := fs.Uint64("seed", 1, "varies the strokes, so that two images differ")
+	seed := fs.Uint64("seed", 1, "picks the synthetic person or vehicle, so that two images differ")
+	kind := fs.String("kind", "vehicle-front", "vehicle-front, id-front, id-back, passport or texture")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	b, err := sampleDocument(*seed)
+	var b []byte
+	var err error
+	if *kind == "texture" {
+		b, err = sampleDocument(*seed)
+	} else {
+		b, err = sampleCard(*kind, *seed)
+	}
 	if err != nil {
 		return err
 	}
 	_, err = stdout.Write(b)
 	return err
+}
+
+// sampleCard renders one side of a synthetic document as a JPEG.
+func sampleCard(kind string, seed uint64) ([]byte, error) {
+	r, err := cardrender.New()
+	if err != nil {
+		return nil, fmt.Errorf("sample card: %w", err)
+	}
+	var img image.Image
+	switch kind {
+	case "vehicle-front":
+		img, _ = r.VehicleRegistration(cardrender.SyntheticVehicle(seed))
+	case "id-front":
+		img, _ = r.ChipIDFront(cardrender.SyntheticPerson(seed))
+	case "id-back":
+		img, _ = r.ChipIDBack(cardrender.SyntheticPerson(seed))
+	case "passport":
+		img, _ = r.Passport(cardrender.SyntheticPerson(seed))
+	default:
+		return nil, fmt.Errorf("%w: unknown --kind %q", errUsage, kind)
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 92}); err != nil {
+		return nil, fmt.Errorf("encode sample card: %w", err)
+	}
+	return buf.Bytes(), nil
 }
 
 // sampleDocument renders the synthetic document image for seed.
