@@ -132,8 +132,8 @@ func (s *Server) imageStep(c *fiber.Ctx, document bool) error {
 	if !s.stepAllowed(st, step) {
 		return problemf(fiber.StatusUnprocessableEntity, CodeStepNotInFlow, "step %s is not part of this session's flow", step)
 	}
-	if len(in.image) == 0 {
-		return invalidRequest("image is required")
+	if len(in.image) == 0 { // an image part or field that is there but empty
+		return problem(fiber.StatusUnprocessableEntity, CodeInvalidImage, "the image is empty")
 	}
 	if len(in.image) > s.cfg.MaxImageBytes {
 		return problemf(fiber.StatusRequestEntityTooLarge, CodePayloadTooLarge, "the image exceeds %d bytes", s.cfg.MaxImageBytes)
