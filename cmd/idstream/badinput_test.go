@@ -63,8 +63,8 @@ func TestBadInput(t *testing.T) {
 	// A decided session (vehicle_registration decides on two sharp documents).
 	decided := c.openSession("vehicle_registration")
 	decidedID, decidedTok := str(decided["session_id"]), str(decided["sdk_token"])
-	for i, side := range []string{"front", "back"} {
-		if r := c.upload(decidedID, "document", side, sharpImage(t, uint64(100+i)), decidedTok); r.status >= 300 {
+	for _, side := range []string{"front", "back"} {
+		if r := c.upload(decidedID, "document", side, s.documentFor(t, "vehicle_registration", side), decidedTok); r.status >= 300 {
 			t.Fatalf("upload %s: %d %s", side, r.status, r.body)
 		}
 	}

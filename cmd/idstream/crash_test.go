@@ -95,14 +95,16 @@ func crashRun(t *testing.T, n int, crash bool) []string {
 			init := c.openSession(flow)
 			id, token := str(init["session_id"]), str(init["sdk_token"])
 			ids[i] = id
-			for j, up := range flowUploads[flow] {
+			for _, up := range flowUploads[flow] {
 				var r response
 				if up.endpoint == "nfc" {
 					r = c.do(http.MethodPost, "/v1/ekyc/sessions/"+id+"/nfc", token, "application/json", s.chipRead(t, str(init["nonce"])))
 				} else {
-					img := sharpImage(t, uint64(i*10+j))
+					var img []byte
 					if up.endpoint == "selfie" {
 						img = s.selfie(t)
+					} else {
+						img = s.documentFor(t, flow, up.side)
 					}
 					r = c.upload(id, up.endpoint, up.side, img, token)
 				}

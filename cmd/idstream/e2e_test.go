@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idstream/idstream/internal/flow"
 	chsink "github.com/idstream/idstream/sinks/clickhouse"
 )
 
@@ -40,7 +41,7 @@ func runFlow(t *testing.T, env *testEnv, c *client, flow string, seed uint64) st
 	t.Helper()
 	init := c.openSession(flow)
 	id, token := str(init["session_id"]), str(init["sdk_token"])
-	for i, up := range flowUploads[flow] {
+	for _, up := range flowUploads[flow] {
 		var r response
 		if up.endpoint == "nfc" {
 			r = c.do(http.MethodPost, "/v1/ekyc/sessions/"+id+"/nfc", token, "application/json", env.chipRead(t, str(init["nonce"])))
@@ -49,9 +50,11 @@ func runFlow(t *testing.T, env *testEnv, c *client, flow string, seed uint64) st
 			}
 			continue
 		}
-		img := sharpImage(t, seed*10+uint64(i))
+		var img []byte
 		if up.endpoint == "selfie" {
 			img = env.selfie(t)
+		} else {
+			img = env.documentFor(t, flow, up.side)
 		}
 		r = c.upload(id, up.endpoint, up.side, img, token)
 		if r.status != http.StatusOK && r.status != http.StatusAccepted {
@@ -104,10 +107,27 @@ func TestEndToEndFlows(t *testing.T) {
 					}
 				}
 				checks, _ := got["checks"].([]any)
+				var names []string
 				for _, ch := range checks {
 					m := ch.(map[string]any)
-					if m["status"] != "pass" {
-						t.Errorf("check %v = %v", m["name"], m["status"])
+					names = append(names, fmt.Sprintf("%v=%v", m["name"], m["status"]))
+					switch {
+					case m["status"] == "pass":
+					case m["status"] == "skipped" && m["reason_code"] != nil:
+						// not applicable: a card front has no MRZ, a vehicle back no layout
+					case flow == "vehicle_registration" && m["name"] == "document.type.document_back" && m["status"] == "warn":
+						// the back of a vehicle registration has no layout to recognise
+					case flow == "passport" && m["name"] == "document.fields.passport" && m["status"] == "warn":
+						// the OCR reads the page's "Nam / M" with low confidence (0.21): a
+						// warn, which never rejects
+					default:
+						t.Errorf("check %v = %v (%v: %v)", m["name"], m["status"], m["reason_code"], m["detail"])
+					}
+				}
+				t.Logf("%s checks: %s", flow, strings.Join(names, " "))
+				for _, name := range s.policyAwaits(t, flow) {
+					if !slices.ContainsFunc(checks, func(ch any) bool { return ch.(map[string]any)["name"] == name }) {
+						t.Errorf("awaited check %s missing from the decision", name)
 					}
 				}
 				if len(checks) == 0 && flow != "nfc_only" {
@@ -135,14 +155,14 @@ func TestEndToEndRetake(t *testing.T) {
 	if body["status"] != "retake" || q == nil || q["passed"] != false || fmt.Sprint(q["reasons"]) != "[blurry]" {
 		t.Fatalf("blurry front answered %s", r.body)
 	}
-	if r := c.upload(id, "document", "back", sharpImage(t, 7), token); r.status != http.StatusOK {
+	if r := c.upload(id, "document", "back", s.vehicleBack(t), token); r.status != http.StatusOK {
 		t.Fatalf("back: %d %s", r.status, r.body)
 	}
 	got := c.waitStatus(id, "capturing")
 	if st := got["steps"].(map[string]any)["document_front"].(map[string]any); st["status"] != "retake" {
 		t.Fatalf("front step = %v, want retake", st)
 	}
-	if r := c.upload(id, "document", "front", sharpImage(t, 8), token); r.status != http.StatusOK || r.json(t)["status"] != "accepted" {
+	if r := c.upload(id, "document", "front", s.vehicleFront(t), token); r.status != http.StatusOK || r.json(t)["status"] != "accepted" {
 		t.Fatalf("sharp front: %d %s", r.status, r.body)
 	}
 	if got := c.waitStatus(id, "verified", "rejected"); got["status"] != "verified" {
@@ -173,8 +193,8 @@ func TestEndToEndWebhook(t *testing.T) {
 	}
 	init := r.json(t)
 	id, token := str(init["session_id"]), str(init["sdk_token"])
-	for i, side := range []string{"front", "back"} {
-		if r := c.upload(id, "document", side, sharpImage(t, uint64(50+i)), token); r.status != http.StatusOK {
+	for _, side := range []string{"front", "back"} {
+		if r := c.upload(id, "document", side, s.documentFor(t, "vehicle_registration", side), token); r.status != http.StatusOK {
 			t.Fatalf("%s: %d %s", side, r.status, r.body)
 		}
 	}
@@ -235,14 +255,38 @@ func TestEndToEndClickHouse(t *testing.T) {
 			if err := conn.QueryRow(context.Background(), "SELECT count() FROM idstream.checks FINAL WHERE session_id = ?", id).Scan(&checks); err != nil {
 				t.Fatal(err)
 			}
-			if outcome != "verified" || checks < 10 {
+			if outcome != "verified" {
 				t.Fatalf("decisions row outcome %q with %d checks", outcome, checks)
 			}
-			return
+			// The sink inserts a batch's decisions, then its checks: the checks may land
+			// a moment after the decision row.
+			if checks >= 10 {
+				return
+			}
+			err = fmt.Errorf("decisions row with %d checks", checks)
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no decisions row for the session: %v", err)
+			t.Fatalf("no decisions row with its checks for the session: %v", err)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// policyAwaits is what the default policy awaits for flow.
+func (e *testEnv) policyAwaits(t *testing.T, flow string) []string {
+	t.Helper()
+	p, err := loadPolicy("", mustFlows(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Flows[flow].Await
+}
+
+func mustFlows(t *testing.T) flow.Set {
+	t.Helper()
+	set, err := loadFlows("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
 }

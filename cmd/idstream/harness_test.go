@@ -18,17 +18,37 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	xdraw "golang.org/x/image/draw"
 
+	"github.com/idstream/idstream/internal/cardrender"
 	"github.com/idstream/idstream/internal/face/facetest"
 	"github.com/idstream/idstream/internal/mrtd/mrtdtest"
+	"github.com/idstream/idstream/internal/quality"
 	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/chip/chiptest"
 )
+
+// TestMain makes sure Tesseract (the ocr group) runs with OMP_THREAD_LIMIT=1: OpenMP reads
+// it when the library loads, before any Go code runs, so the test binary re-executes itself
+// with it, as the idstream binary does.
+func TestMain(m *testing.M) {
+	if os.Getenv("OMP_THREAD_LIMIT") != "1" {
+		os.Setenv("OMP_THREAD_LIMIT", "1")
+		exe, err := os.Executable()
+		if err == nil {
+			err = syscall.Exec(exe, os.Args, os.Environ())
+		}
+		fmt.Fprintln(os.Stderr, "cmd test: re-exec with OMP_THREAD_LIMIT=1 failed:", err)
+	}
+	os.Exit(m.Run())
+}
 
 // testEnv is a running service, the test PKI whose CSCA it trusts, and real face photos.
 type testEnv struct {
@@ -36,6 +56,7 @@ type testEnv struct {
 	pki     *mrtdtest.PKI
 	faces   *facetest.Env
 	selfies atomic.Int64 // makes every selfie's bytes unique: the fraud group flags replays
+	docs    atomic.Int64 // the same for every document picture
 }
 
 // testService starts the real wiring (embedded broker unless KAFKA_BROKERS is set, the
@@ -275,4 +296,170 @@ func (e *testEnv) selfie(t testing.TB) []byte {
 	}
 	draw.Draw(out, p.Bounds().Add(image.Pt(100, 100)), p, image.Point{}, draw.Src)
 	return facetest.JPEG(t, out)
+}
+
+// Photo boxes of the cardrender templates (where the ocr group finds the holder's face).
+var (
+	cardPhotoBox     = image.Rect(50, 230, 300, 560)
+	passportPhotoBox = image.Rect(50, 160, 350, 560)
+)
+
+var (
+	rendOnce sync.Once
+	rend     *cardrender.Renderer
+	rendErr  error
+)
+
+func renderer(t testing.TB) *cardrender.Renderer {
+	t.Helper()
+	rendOnce.Do(func() { rend, rendErr = cardrender.New() })
+	if rendErr != nil {
+		t.Fatalf("card renderer: %v", rendErr)
+	}
+	return rend
+}
+
+// person is the holder of the env's documents: the sandbox registry's matching persona, the
+// person of the chip (chipRead), with the chip's issue and expiry dates (a year before and
+// ten years after pki.Now, at day precision).
+func (e *testEnv) person(t testing.TB) cardrender.Person {
+	t.Helper()
+	p := chiptest.Persona(t, "match")
+	dob, err := time.Parse(time.DateOnly, p.DateOfBirth)
+	if err != nil {
+		t.Fatalf("persona date of birth: %v", err)
+	}
+	day := func(d time.Time) time.Time { return time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC) }
+	return cardrender.Person{
+		IDNumber:         p.IDNumber,
+		FullName:         p.FullName,
+		DateOfBirth:      dob,
+		Sex:              p.Sex,
+		PlaceOfOrigin:    "Xã Tân Lập, Huyện Đông Anh, Hà Nội",
+		PlaceOfResidence: "12 Lê Lợi, Quận Ba Đình, Hà Nội",
+		IssueDate:        day(e.pki.Now.AddDate(-1, 0, 0)),
+		ExpiryDate:       day(e.pki.Now.AddDate(10, 0, 0)),
+		PassportNumber:   "C1234567",
+		PlaceOfBirth:     "Hà Nội",
+		Marks:            "Nốt ruồi cách 2cm trên đuôi mắt trái",
+	}
+}
+
+// document finishes a render as an upload: the portrait scaled into photo (unless empty),
+// and the call's number as 8-pixel blocks near the top-right corner, away from every OCR
+// field box, so that no two captures are the same bytes. The blocks only shade the paper
+// (a set bit is 24 levels darker): black marks there would move the document outline the
+// OCR finds, and with it every field box.
+func (e *testEnv) document(t testing.TB, img image.Image, photo image.Rectangle) []byte {
+	t.Helper()
+	out := image.NewRGBA(img.Bounds())
+	draw.Draw(out, out.Bounds(), img, img.Bounds().Min, draw.Src)
+	if !photo.Empty() {
+		p := e.faces.PortraitA(t)
+		xdraw.CatmullRom.Scale(out, photo, p, p.Bounds(), xdraw.Src, nil)
+	}
+	n := e.docs.Add(1)
+	right, top := out.Bounds().Max.X-24, out.Bounds().Min.Y+12
+	for bit := range 16 {
+		if n&(1<<bit) == 0 {
+			continue
+		}
+		for y := top; y < top+8; y++ {
+			for x := right - (bit+1)*8; x < right-bit*8; x++ {
+				c := out.RGBAAt(x, y)
+				c.R, c.G, c.B = c.R-min(c.R, 24), c.G-min(c.G, 24), c.B-min(c.B, 24)
+				out.SetRGBA(x, y, c)
+			}
+		}
+	}
+	return encodeJPEG(t, out)
+}
+
+// front is the front of the holder's chip ID card, with the portrait in its photo box.
+func (e *testEnv) front(t testing.TB) []byte {
+	t.Helper()
+	img, _ := renderer(t).ChipIDFront(e.person(t))
+	return e.document(t, img, cardPhotoBox)
+}
+
+// back is the back of the holder's chip ID card, with its TD1 zone.
+func (e *testEnv) back(t testing.TB) []byte {
+	t.Helper()
+	img, _ := renderer(t).ChipIDBack(e.person(t))
+	return e.document(t, img, image.Rectangle{})
+}
+
+// passportPage is the holder's passport data page (TD3 zone), with the portrait.
+func (e *testEnv) passportPage(t testing.TB) []byte {
+	t.Helper()
+	img, _ := renderer(t).Passport(e.person(t))
+	return e.document(t, img, passportPhotoBox)
+}
+
+// vehicleFront is the front of a synthetic vehicle registration card (seed 1: every
+// required field reads with full confidence; seeds 7 and 10 read the model code weakly).
+func (e *testEnv) vehicleFront(t testing.TB) []byte {
+	t.Helper()
+	img, _ := renderer(t).VehicleRegistration(cardrender.SyntheticVehicle(1))
+	return e.document(t, img, image.Rectangle{})
+}
+
+// vehicleBack is the back of a vehicle registration card: there is no back layout, so any
+// sharp picture (the sample document).
+func (e *testEnv) vehicleBack(t testing.TB) []byte {
+	t.Helper()
+	img, err := jpeg.Decode(bytes.NewReader(sharpImage(t, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.document(t, img, image.Rectangle{})
+}
+
+// documentFor is the picture a session of flow uploads for a document side: the holder's
+// card or passport page, or a vehicle registration.
+func (e *testEnv) documentFor(t testing.TB, flow, side string) []byte {
+	t.Helper()
+	switch {
+	case side == "passport":
+		return e.passportPage(t)
+	case flow == "vehicle_registration" && side == "front":
+		return e.vehicleFront(t)
+	case flow == "vehicle_registration":
+		return e.vehicleBack(t)
+	case side == "back":
+		return e.back(t)
+	}
+	return e.front(t)
+}
+
+// TestTestDocumentsPassTheGate: every document picture the tests upload is a JPEG that the
+// default quality gate passes, and no two calls give the same bytes (the fraud group flags
+// replayed captures).
+func TestTestDocumentsPassTheGate(t *testing.T) {
+	pki, err := mrtdtest.NewPKI(mrtdtest.ECDSAP256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &testEnv{pki: pki, faces: facetest.New(t)}
+	gate := quality.NewGate(quality.DefaultThresholds())
+	seen := map[string]string{}
+	for name, build := range map[string]func(testing.TB) []byte{
+		"front": e.front, "back": e.back, "passport": e.passportPage,
+		"vehicle front": e.vehicleFront, "vehicle back": e.vehicleBack,
+	} {
+		for range 2 {
+			b := build(t)
+			img, format, err := image.Decode(bytes.NewReader(b))
+			if err != nil || format != "jpeg" {
+				t.Fatalf("%s: %s, %v; want a JPEG", name, format, err)
+			}
+			if res := gate.Assess(img, quality.Document); !res.Passed {
+				t.Errorf("%s: the gate answers %v (blur %.0f, glare %.3f, brightness %.0f)", name, res.Reasons, res.Blur, res.Glare, res.Brightness)
+			}
+			if other, dup := seen[string(b)]; dup {
+				t.Errorf("%s: same bytes as %s", name, other)
+			}
+			seen[string(b)] = name
+		}
+	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/flow"
 	"github.com/idstream/idstream/internal/mrtd"
+	"github.com/idstream/idstream/internal/ocr"
 	"github.com/idstream/idstream/internal/quality"
 	"github.com/idstream/idstream/internal/registry"
 	"github.com/idstream/idstream/internal/tenant"
@@ -38,6 +39,7 @@ import (
 	"github.com/idstream/idstream/processors/facematch"
 	"github.com/idstream/idstream/processors/fraud"
 	"github.com/idstream/idstream/processors/liveness"
+	ocrproc "github.com/idstream/idstream/processors/ocr"
 	qualitygroup "github.com/idstream/idstream/processors/quality"
 	"github.com/idstream/idstream/processors/session"
 	"github.com/idstream/idstream/schemas"
@@ -46,7 +48,7 @@ import (
 )
 
 // allGroups is every processor group this binary can run, in start order.
-var allGroups = []string{"session", "decision", "quality", "chip", "liveness", "facematch", "fraud", erasure.IndexGroupName, erasure.GroupName, erasure.DeleterGroupName}
+var allGroups = []string{"session", "decision", "quality", "ocr", "chip", "liveness", "facematch", "fraud", erasure.IndexGroupName, erasure.GroupName, erasure.DeleterGroupName}
 
 // allSinks is every sink this binary can run.
 var allSinks = []string{"webhook", "clickhouse"}
@@ -74,6 +76,7 @@ type Service struct {
 	edgeAddr string
 
 	faces      *face.Engine     // loaded once, for the groups that look at faces
+	ocrReader  *ocr.Reader      // the ocr group's Tesseract clients, closed after the groups stop
 	clickhouse *chserver.Server // the local ClickHouse dev starts
 	chAddr     string
 
@@ -289,6 +292,10 @@ func (s *Service) startGroup(name string, blobs blob.Store, flows flow.Set) erro
 			return fmt.Errorf("quality group: %w", err)
 		}
 		s.spawn("group quality", r.Run)
+	case "ocr":
+		if err := s.startOCR(blobs, opts); err != nil {
+			return err
+		}
 	case "chip":
 		trust, err := s.loadTrust()
 		if err != nil {
@@ -388,6 +395,29 @@ func (s *Service) faceEngine() (*face.Engine, error) {
 	}
 	s.faces = e
 	return e, nil
+}
+
+// startOCR starts the ocr group: Tesseract clients reading with the MRZ model of
+// --models-dir, and the face engine cropping the document's photo.
+func (s *Service) startOCR(blobs blob.Store, opts []processors.Option) error {
+	faces, err := s.faceEngine()
+	if err != nil {
+		return err
+	}
+	if s.ocrReader == nil {
+		reader, err := ocr.New(ocr.Config{MRZModelDir: s.cfg.ModelsDir, PoolSize: 2})
+		if err != nil {
+			return fmt.Errorf("ocr models (make deps fetches them): %w", err)
+		}
+		s.ocrReader = reader
+	}
+	g := ocrproc.NewGroup(s.codec, blobs, s.ocrReader, faces, ocrproc.WithLogger(s.log.With("group", "ocr")))
+	r, err := processors.NewRunner(g, opts...)
+	if err != nil {
+		return fmt.Errorf("ocr group: %w", err)
+	}
+	s.spawn("group ocr", r.Run)
+	return nil
 }
 
 // registryClient is the client of the identity registry API (dev: the sandbox), or nil when
@@ -655,6 +685,9 @@ func (s *Service) Close() {
 	}
 	if s.clickhouse != nil {
 		_ = s.clickhouse.Close()
+	}
+	if s.ocrReader != nil {
+		_ = s.ocrReader.Close()
 	}
 	if s.faces != nil {
 		s.faces.Close()

@@ -23,7 +23,8 @@ func check(name, status string) schemas.Check {
 }
 
 // processing returns a chip_id_card snapshot whose captures all passed the quality gate and
-// whose chip passed passive and active authentication.
+// whose chip passed passive and active authentication, whose documents were read (the front
+// has no MRZ: skipped) and whose faces match.
 func processing(extra ...schemas.Check) *schemas.SessionState {
 	return &schemas.SessionState{
 		Envelope:  schemas.Envelope{EventID: "evt_x", SessionID: sid, TenantID: "ten_1", OccurredAt: t0.Add(time.Minute)},
@@ -39,6 +40,10 @@ func processing(extra ...schemas.Check) *schemas.SessionState {
 			check("liveness.passive", "pass"), check("face.selfie_chip", "pass"), check("fraud.blocklist_id", "pass"),
 			check("fraud.injection_signals.document_front", "pass"), check("fraud.injection_signals.document_back", "pass"),
 			check("fraud.injection_signals.selfie", "pass"),
+			check("document.mrz.document_front", "skipped"), check("document.fields.document_front", "pass"),
+			check("document.type.document_front", "pass"), check("document.mrz.document_back", "pass"),
+			check("document.fields.document_back", "pass"), check("document.type.document_back", "pass"),
+			check("face.selfie_document", "pass"),
 		}, extra...),
 	}
 }
@@ -54,22 +59,30 @@ func findCheck(cs []schemas.Check, name string) *schemas.Check {
 
 func TestDefaultPolicy(t *testing.T) {
 	p := DefaultPolicy(flow.Default())
-	if p.Version != "2026-11-22.4" || len(p.Flows) != 5 {
+	if p.Version != "2026-11-22.5" || len(p.Flows) != 5 {
 		t.Fatalf("policy = %+v", p)
 	}
 	want := map[string][]string{
 		"chip_id_card": {"quality.document_front", "quality.document_back", "quality.selfie",
-			"chip.passive_authentication", "chip.active_authentication", "liveness.passive", "face.selfie_chip",
+			"chip.passive_authentication", "chip.active_authentication",
+			"document.fields.document_front", "document.type.document_front", "document.mrz.document_back",
+			"liveness.passive", "face.selfie_chip", "face.selfie_document",
 			"fraud.blocklist_id", "fraud.injection_signals.document_front", "fraud.injection_signals.document_back",
 			"fraud.injection_signals.selfie"},
-		"passport": {"quality.passport", "quality.selfie", "liveness.passive", // nfc is optional: the chip is not awaited
-			"fraud.injection_signals.passport", "fraud.injection_signals.selfie"},
+		"passport": {"quality.passport", "quality.selfie", // nfc is optional: the chip is not awaited
+			"document.mrz.passport", "document.fields.passport",
+			"liveness.passive", "face.selfie_document",
+			"fraud.blocklist_id", "fraud.injection_signals.passport", "fraud.injection_signals.selfie"},
 		"nfc_only": {"quality.selfie", "chip.passive_authentication", "chip.active_authentication", "liveness.passive",
 			"face.selfie_chip", "fraud.blocklist_id", "fraud.injection_signals.selfie"},
-		"id_card": {"quality.document_front", "quality.document_back", "quality.selfie", "liveness.passive",
-			"fraud.injection_signals.document_front", "fraud.injection_signals.document_back", "fraud.injection_signals.selfie"},
+		"id_card": {"quality.document_front", "quality.document_back", "quality.selfie",
+			"document.fields.document_front", "document.type.document_front", "document.mrz.document_back",
+			"liveness.passive", "face.selfie_document",
+			"fraud.blocklist_id", "fraud.injection_signals.document_front", "fraud.injection_signals.document_back",
+			"fraud.injection_signals.selfie"},
 		"vehicle_registration": {"quality.document_front", "quality.document_back",
-			"fraud.injection_signals.document_front", "fraud.injection_signals.document_back"},
+			"document.fields.document_front", "document.type.document_front", "document.type.document_back", // no MRZ on its back
+			"fraud.blocklist_id", "fraud.injection_signals.document_front", "fraud.injection_signals.document_back"},
 	}
 	for name, await := range want {
 		if got := p.Flows[name].Await; !slices.Equal(got, await) {
@@ -132,7 +145,26 @@ func TestDecideWaits(t *testing.T) {
 		Envelope: schemas.Envelope{SessionID: sid}, Status: schemas.StatusProcessing, Flow: "passport",
 		Steps: []string{"passport", "selfie"},
 		Checks: []schemas.Check{check("quality.passport", "pass"), check("quality.selfie", "pass"), check("liveness.passive", "pass"),
+			check("document.mrz.passport", "pass"), check("document.fields.passport", "pass"), check("document.type.passport", "pass"),
+			check("face.selfie_document", "pass"), check("fraud.blocklist_id", "pass"),
 			check("fraud.injection_signals.passport", "pass"), check("fraud.injection_signals.selfie", "pass")},
+	}
+	without := func(st *schemas.SessionState, prefix string) *schemas.SessionState {
+		c := *st
+		c.Checks = slices.DeleteFunc(slices.Clone(st.Checks), func(c schemas.Check) bool { return strings.HasPrefix(c.Name, prefix) })
+		return &c
+	}
+	idCard := processing()
+	idCard.Flow, idCard.Steps = "id_card", []string{"document_front", "document_back", "selfie"}
+	vehicle := &schemas.SessionState{
+		Envelope: schemas.Envelope{SessionID: sid}, Status: schemas.StatusProcessing, Flow: "vehicle_registration",
+		Steps: []string{"document_front", "document_back"},
+		Checks: []schemas.Check{check("quality.document_front", "pass"), check("quality.document_back", "pass"),
+			check("document.mrz.document_front", "skipped"), check("document.fields.document_front", "pass"),
+			check("document.type.document_front", "pass"), check("document.mrz.document_back", "skipped"),
+			check("document.fields.document_back", "skipped"), check("document.type.document_back", "warn"),
+			check("fraud.blocklist_id", "skipped"),
+			check("fraud.injection_signals.document_front", "pass"), check("fraud.injection_signals.document_back", "pass")},
 	}
 	globPolicy := Policy{Version: "v", Flows: map[string]FlowPolicy{"chip_id_card": {Await: []string{"quality.*", "fraud.*"}}}}
 	noFraud := processing()
@@ -152,6 +184,18 @@ func TestDecideWaits(t *testing.T) {
 		{"nfc_only with chip checks", p, nfcOnly, true},
 		{"nfc_only without active authentication", p, nfcOnlyNoChip, false},
 		{"passport does not await the optional chip", p, passport, true},
+		{"passport awaits its OCR checks", p, without(passport, "document."), false},
+		{"passport awaits the selfie-document match", p, without(passport, "face.selfie_document"), false},
+		{"passport awaits the fraud session checks", p, without(passport, "fraud.blocklist_id"), false},
+		{"chip_id_card awaits the back's MRZ", p, without(processing(), "document.mrz.document_back"), false},
+		{"chip_id_card awaits the selfie-document match", p, without(processing(), "face.selfie_document"), false},
+		{"id_card with every awaited check", p, idCard, true},
+		{"id_card awaits the front's fields", p, without(idCard, "document.fields.document_front"), false},
+		{"id_card awaits the fraud session checks", p, without(idCard, "fraud.blocklist_id"), false},
+		{"vehicle_registration with every awaited check", p, vehicle, true},
+		{"vehicle_registration awaits the front's type", p, without(vehicle, "document.type.document_front"), false},
+		{"vehicle_registration awaits the back's read", p, without(vehicle, "document.type.document_back"), false},
+		{"vehicle_registration awaits the fraud session checks", p, without(vehicle, "fraud.blocklist_id"), false},
 		{"glob awaits a fraud check", globPolicy, noFraud, false},
 		{"glob satisfied", globPolicy, processing(), true},
 	}
@@ -187,14 +231,18 @@ func TestDecideOutcomes(t *testing.T) {
 
 	t.Run("all pass verifies", func(t *testing.T) {
 		d, _ := Decide(p, processing(check("fraud.blocklist", "pass")))
-		if d.Outcome != schemas.StatusVerified || len(d.Reasons) != 0 || len(d.Checks) != 12 {
+		if d.Outcome != schemas.StatusVerified || len(d.Reasons) != 0 || len(d.Checks) != 19 {
 			t.Fatalf("decision = %+v", d)
 		}
 	})
 	t.Run("hard fail rejects with one reason per failing check", func(t *testing.T) {
 		face := check("face.selfie_document", "fail")
 		face.ReasonCode = &code
-		st := processing(face, check("fraud.blocklist", "fail"), check("liveness.passive", "warn"))
+		st := processing(check("fraud.blocklist", "fail"), check("liveness.passive", "warn"))
+		st.Checks = slices.DeleteFunc(st.Checks, func(c schemas.Check) bool {
+			return c.Name == face.Name || c.Name == "liveness.passive" && c.Status == "pass"
+		})
+		st.Checks = append([]schemas.Check{face}, st.Checks...)
 		d, _ := Decide(p, st)
 		if d.Outcome != schemas.StatusRejected {
 			t.Fatalf("outcome = %s", d.Outcome)

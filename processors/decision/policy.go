@@ -23,8 +23,12 @@ import (
 // History: "2026-11-22.1" awaited the quality checks only; "2026-11-22.2" also awaits the
 // chip checks (ChipAwaits) in flows that require the nfc step; "2026-11-22.3" also awaits
 // passive liveness in flows with a selfie, and the selfie ↔ chip face match in flows that
-// require both (FaceAwaits); "2026-11-22.4" also awaits the fraud checks (FraudAwaits).
-const DefaultPolicyVersion = "2026-11-22.4"
+// require both (FaceAwaits); "2026-11-22.4" also awaits the fraud checks (FraudAwaits);
+// "2026-11-22.5" also awaits the OCR checks of every document step (DocumentAwaits), the
+// selfie ↔ document face match in flows with a selfie and a document photo, and the fraud
+// session checks in flows without a chip (id_card, passport, vehicle_registration: the fraud
+// group runs them once every document step is read).
+const DefaultPolicyVersion = "2026-11-22.5"
 
 // Chip check names the default policy awaits (they are produced by the chip group, which
 // reports every chip check of a capture in one event).
@@ -45,14 +49,17 @@ func ChipAwaits() []string {
 
 // Face check names the default policy awaits (produced by the liveness and facematch groups).
 const (
-	CheckLivenessPassive = "liveness.passive"
-	CheckFaceSelfieChip  = "face.selfie_chip"
+	CheckLivenessPassive    = "liveness.passive"
+	CheckFaceSelfieChip     = "face.selfie_chip"
+	CheckFaceSelfieDocument = "face.selfie_document"
 )
 
 // FaceAwaits returns the face checks a flow waits for: passive liveness when it has a
-// selfie, and the selfie ↔ chip match when it also requires the chip. Exact names, not
-// "face.*": the chip pair usually lands before the document pair, and a glob would let the
-// session be decided on the first. selfie ↔ document joins when OCR crops the document face.
+// selfie, the selfie ↔ chip match when it also requires the chip, and the selfie ↔ document
+// match when it also requires a document step that carries the holder's photo (a card
+// front or a passport page, whose face the ocr group crops). Exact names, not "face.*": the
+// chip pair usually lands before the document pair, and a glob would let the session be
+// decided on the first.
 func FaceAwaits(f flow.Flow) []string {
 	if !slices.Contains(f.Steps, flow.StepSelfie) {
 		return nil
@@ -60,6 +67,55 @@ func FaceAwaits(f flow.Flow) []string {
 	out := []string{CheckLivenessPassive}
 	if slices.Contains(f.Steps, flow.StepNFC) {
 		out = append(out, CheckFaceSelfieChip)
+	}
+	if slices.ContainsFunc(f.Steps, photoStep) {
+		out = append(out, CheckFaceSelfieDocument)
+	}
+	return out
+}
+
+// photoStep reports whether step captures a document side that carries the holder's photo.
+func photoStep(step string) bool {
+	return step == flow.StepDocumentFront || step == flow.StepPassport
+}
+
+// identifiesPerson reports whether the flow verifies a person (it takes a selfie or reads a
+// chip) rather than only a document such as a vehicle registration: its documents are then
+// identity documents (a card whose back carries a TD1 zone, or a passport).
+func identifiesPerson(f flow.Flow) bool {
+	return slices.Contains(f.Steps, flow.StepSelfie) || slices.Contains(f.Steps, flow.StepNFC)
+}
+
+// OCR check names, per document step ("document.<kind>.<step>"), produced by the ocr group,
+// which reports the three checks of a capture in one DocumentRead.
+const (
+	CheckDocumentMRZ    = "document.mrz"
+	CheckDocumentFields = "document.fields"
+	CheckDocumentType   = "document.type"
+)
+
+// DocumentAwaits returns the OCR checks a flow waits for, per required document step, so
+// that every document step's read is in the snapshot before the decision: the printed
+// fields and the document type of a card front; the machine readable zone of a card back in
+// flows that identify a person (identity cards carry a TD1 zone there), else the back's
+// document type (a vehicle registration's back has no zone and no layout, but its read
+// still lands, and the fraud group waits for it); the zone and the printed fields of a
+// passport page.
+func DocumentAwaits(f flow.Flow) []string {
+	var out []string
+	for _, s := range f.Steps {
+		switch s {
+		case flow.StepDocumentFront:
+			out = append(out, CheckDocumentFields+"."+s, CheckDocumentType+"."+s)
+		case flow.StepDocumentBack:
+			if identifiesPerson(f) {
+				out = append(out, CheckDocumentMRZ+"."+s)
+			} else {
+				out = append(out, CheckDocumentType+"."+s)
+			}
+		case flow.StepPassport:
+			out = append(out, CheckDocumentMRZ+"."+s, CheckDocumentFields+"."+s)
+		}
 	}
 	return out
 }
@@ -70,15 +126,15 @@ func FaceAwaits(f flow.Flow) []string {
 const CheckFraudBlocklistID = "fraud.blocklist_id"
 
 // FraudAwaits returns the fraud checks a flow waits for: the injection-signal check of each
-// image step ("fraud.injection_signals.<step>", one per capture as it arrives) and, in flows
-// that require the chip, the session checks. Flows without a chip get the session checks
-// once OCR reads their documents (the fraud group waits for the identity data). Exact names,
-// not "fraud.*": the first injection check would match a glob before the session checks.
+// image step ("fraud.injection_signals.<step>", one per capture as it arrives) and the
+// session checks, which the fraud group runs in every flow once the snapshot holds the
+// identity data it reads: the chip's result in flows that require nfc, else a DocumentRead of
+// every required document step (DocumentAwaits awaits each of them). A vehicle
+// registration's documents carry no identity, so there most session checks are skipped, but
+// they do arrive, and awaiting them keeps its decision from racing them. Exact names, not
+// "fraud.*": the first injection check would match a glob before the session checks.
 func FraudAwaits(f flow.Flow) []string {
-	var out []string
-	if slices.Contains(f.Steps, flow.StepNFC) {
-		out = append(out, CheckFraudBlocklistID)
-	}
+	out := []string{CheckFraudBlocklistID}
 	for _, s := range f.ImageSteps() {
 		out = append(out, "fraud.injection_signals."+s)
 	}
@@ -111,8 +167,9 @@ type FlowPolicy struct {
 // DefaultPolicy returns the default policy for flows (version DefaultPolicyVersion): every
 // flow awaits "quality.<step>" for each of its required image steps and, when nfc is one of
 // its required steps (chip_id_card, nfc_only), the chip checks of ChipAwaits; a flow where
-// nfc is optional (passport) does not wait for the chip; flows with a selfie also await the
-// checks of FaceAwaits, and every flow those of FraudAwaits. Every check is hard: any fail
+// nfc is optional (passport) does not wait for the chip; flows with document steps await
+// the OCR checks of DocumentAwaits, flows with a selfie the checks of FaceAwaits, and every
+// flow those of FraudAwaits. Every check is hard: any fail
 // rejects (a failed passive or active authentication among them), and a warn never does
 // (chip.registry_identity warns when the registry is unavailable).
 func DefaultPolicy(flows flow.Set) Policy {
@@ -123,6 +180,7 @@ func DefaultPolicy(flows flow.Set) Policy {
 		if slices.Contains(f.Steps, flow.StepNFC) {
 			await = append(await, ChipAwaits()...)
 		}
+		await = append(await, DocumentAwaits(f)...)
 		await = append(await, FaceAwaits(f)...)
 		await = append(await, FraudAwaits(f)...)
 		p.Flows[name] = FlowPolicy{Await: await, DocumentType: f.DocumentType}
