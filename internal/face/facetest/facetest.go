@@ -8,8 +8,11 @@ package facetest
 import (
 	"bytes"
 	"image"
+	"image/color"
 	"image/draw"
 	"image/jpeg"
+	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,3 +132,106 @@ func JPEG(t testing.TB, img image.Image) []byte {
 	}
 	return buf.Bytes()
 }
+
+// Screen re-renders img as if photographed off a display (as internal/face's tests do): an
+// RGB sub-pixel stripe grid with dark row gaps every 3 pixels and a faint moiré beat.
+func Screen(img image.Image) image.Image {
+	b := img.Bounds()
+	out := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	for y := 0; y < b.Dy(); y++ {
+		for x := 0; x < b.Dx(); x++ {
+			r, g, bl, _ := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+			c := [3]float64{float64(r >> 8), float64(g >> 8), float64(bl >> 8)}
+			moire := 10 * math.Sin(2*math.Pi*(0.29*float64(x)+0.05*float64(y)))
+			for i := range c {
+				k := 0.6
+				if x%3 == i {
+					k = 1.1
+				}
+				if y%3 == 2 {
+					k *= 0.7
+				}
+				c[i] = c[i]*k + moire
+			}
+			out.SetRGBA(x, y, color.RGBA{clamp8(c[0]), clamp8(c[1]), clamp8(c[2]), 255})
+		}
+	}
+	return out
+}
+
+// Printed re-renders img as a print photographed on paper (as internal/face's tests do):
+// colours washed out, a 7×7 blur, luminance compressed towards paper white, faint grain.
+func Printed(img image.Image) image.Image {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	src := make([][3]float64, w*h)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			r, g, bl, _ := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+			c := [3]float64{float64(r >> 8), float64(g >> 8), float64(bl >> 8)}
+			l := 0.299*c[0] + 0.587*c[1] + 0.114*c[2]
+			for i := range c {
+				c[i] = 90 + 0.45*(l+0.15*(c[i]-l))
+			}
+			src[y*w+x] = c
+		}
+	}
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	rnd := rand.New(rand.NewPCG(5, 6))
+	const rad = 3
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			var s [3]float64
+			n := 0.0
+			for dy := -rad; dy <= rad; dy++ {
+				for dx := -rad; dx <= rad; dx++ {
+					xx, yy := min(max(x+dx, 0), w-1), min(max(y+dy, 0), h-1)
+					for i := range s {
+						s[i] += src[yy*w+xx][i]
+					}
+					n++
+				}
+			}
+			grain := rnd.Float64()*2 - 1
+			out.SetRGBA(x, y, color.RGBA{clamp8(s[0]/n + grain), clamp8(s[1]/n + grain), clamp8(s[2]/n + grain), 255})
+		}
+	}
+	return out
+}
+
+// Texture is a 640×480 colourful pattern with no face in it.
+func Texture() image.Image {
+	img := image.NewRGBA(image.Rect(0, 0, 640, 480))
+	r := rand.New(rand.NewPCG(3, 4))
+	for y := 0; y < 480; y++ {
+		for x := 0; x < 640; x++ {
+			v := 128 + 60*math.Sin(float64(x)/7)*math.Cos(float64(y)/11) + float64(r.IntN(40))
+			img.SetRGBA(x, y, color.RGBA{clamp8(v), clamp8(v * 0.8), clamp8(255 - v), 255})
+		}
+	}
+	return img
+}
+
+// Transformed returns img mirrored, scaled by s and rotated by deg degrees about its centre
+// (as internal/face's tests do): the same person in another capture. Encode it to re-encode.
+func Transformed(img image.Image, s, deg float64) image.Image {
+	b := img.Bounds()
+	w, h := int(float64(b.Dx())*s), int(float64(b.Dy())*s)
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	sin, cos := math.Sincos(deg * math.Pi / 180)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			dx, dy := float64(x)-float64(w)/2, float64(y)-float64(h)/2
+			sx := (cos*dx + sin*dy) / s
+			sy := (-sin*dx + cos*dy) / s
+			px := b.Max.X - 1 - int(sx+float64(b.Dx())/2) // mirrored
+			py := b.Min.Y + int(sy+float64(b.Dy())/2)
+			if image.Pt(px, py).In(b) {
+				out.Set(x, y, img.At(px, py))
+			}
+		}
+	}
+	return out
+}
+
+func clamp8(v float64) uint8 { return uint8(math.Max(0, math.Min(255, math.Round(v)))) }
