@@ -2,6 +2,7 @@ package session
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/idstream/idstream/internal/flow"
 	"github.com/idstream/idstream/schemas"
@@ -77,7 +78,7 @@ func (f Folder) Fold(st *schemas.SessionState, event any) (*schemas.SessionState
 		}
 		return foldResult(st, st.Liveness, ev, ev.Envelope, ev.Checks, func(n *schemas.SessionState, v *schemas.LivenessAssessed) { n.Liveness = v })
 	case *schemas.FacesMatched:
-		if ev == nil || st == nil || isTerminal(st.Status) {
+		if ev == nil || st == nil || isTerminal(st.Status) || f.staleSelfieMatch(st, ev) {
 			return st, false
 		}
 		return foldResult(st, st.Faces, ev, ev.Envelope, ev.Checks, func(n *schemas.SessionState, v *schemas.FacesMatched) { n.Faces = v })
@@ -330,6 +331,17 @@ func (f Folder) stale(st *schemas.SessionState, step, captureID string) bool {
 	}
 	i := captureIndex(st.Captures, step)
 	return i >= 0 && st.Captures[i].CaptureID != captureID
+}
+
+// staleSelfieMatch reports whether a face match compared a selfie that has since been
+// replaced by a retake: its selfie pairs' checks name their selfie capture.
+func (f Folder) staleSelfieMatch(st *schemas.SessionState, ev *schemas.FacesMatched) bool {
+	for _, c := range ev.Checks {
+		if strings.HasPrefix(c.Name, "face.selfie_") && c.CaptureID != nil && f.stale(st, flow.StepSelfie, *c.CaptureID) {
+			return true
+		}
+	}
+	return false
 }
 
 // stepOrder returns the steps a session may capture: its required steps, then the optional

@@ -79,6 +79,13 @@ func check(name, status string) schemas.Check {
 	return schemas.Check{Name: name, Status: status, Source: "test"}
 }
 
+// faceCheck is a passing selfie ↔ chip match about the selfie capture captureID.
+func faceCheck(captureID string) schemas.Check {
+	c := check("face.selfie_chip", "pass")
+	c.CaptureID = &captureID
+	return c
+}
+
 // acceptedIDCard is the event sequence of an id_card session whose three steps are accepted.
 func acceptedIDCard() []any {
 	return []any{
@@ -284,6 +291,17 @@ func TestFold(t *testing.T) {
 			check: func(t *testing.T, st *schemas.SessionState) {
 				if st.Chip == nil || st.Liveness == nil || st.Faces == nil || len(st.Checks) != 6 || st.Version != 10 {
 					t.Fatalf("state = %+v", st)
+				}
+			}},
+		{name: "face match of a replaced selfie ignored",
+			setup: acceptedIDCard(),
+			event: &schemas.FacesMatched{Envelope: env("evt_faces", 9), Checks: []schemas.Check{faceCheck("cap_other")}}},
+		{name: "face match of the current selfie folded",
+			setup: acceptedIDCard(), wantChanged: true,
+			event: &schemas.FacesMatched{Envelope: env("evt_faces", 9), Checks: []schemas.Check{faceCheck("cap_s")}},
+			check: func(t *testing.T, st *schemas.SessionState) {
+				if st.Faces == nil || st.Faces.Envelope.EventID != "evt_faces" {
+					t.Fatalf("faces = %+v", st.Faces)
 				}
 			}},
 		{name: "liveness of a replaced selfie ignored",
