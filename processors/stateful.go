@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -351,6 +352,7 @@ func (r *StatefulRunner) runBatch(fetches kgo.Fetches) error {
 	t := &txn{touched: make(map[int32]bool)}
 	abort := false
 	var handled []*Record
+	var parts [][]*kgo.Record
 	fetches.EachPartition(func(fp kgo.FetchTopicPartition) {
 		if abort || len(fp.Records) == 0 {
 			return
@@ -360,14 +362,22 @@ func (r *StatefulRunner) runBatch(fetches kgo.Fetches) error {
 			abort = true
 			return
 		}
-		for _, kr := range fp.Records {
+		parts = append(parts, fp.Records)
+	})
+	if !abort {
+		// On equal timestamps the topic listed first in Inputs goes first (the session group
+		// lists sessions before captures before results: their causal order).
+		slices.SortStableFunc(parts, func(a, b []*kgo.Record) int {
+			return slices.Index(r.g.Inputs, a[0].Topic) - slices.Index(r.g.Inputs, b[0].Topic)
+		})
+		for _, kr := range mergeByTimestamp(parts) {
 			rec := fromKgoRecord(kr)
 			outs, attempts, herr := callWithRetry(r.proc, &r.cfg, r.g.Name, rec, func(ctx context.Context) ([]Output, error) {
 				return r.g.Handler(ctx, rec, r.table)
 			})
 			if r.proc.Err() != nil {
 				abort = true
-				return
+				break
 			}
 			if herr != nil {
 				r.cfg.logger.Warn("record dead-lettered", "group", r.g.Name, "topic", rec.Topic,
@@ -380,12 +390,44 @@ func (r *StatefulRunner) runBatch(fetches kgo.Fetches) error {
 			}
 			handled = append(handled, rec)
 		}
-	})
+	}
 	return r.end(t, abort, func() {
 		for _, rec := range handled {
 			r.cfg.metrics.recordDone(r.g.Name, rec.Topic)
 		}
 	})
+}
+
+// mergeByTimestamp interleaves the records of several topic-partitions in timestamp order,
+// keeping each partition's own (offset) order: a k-way merge that takes, at each step, the
+// head with the earliest timestamp (the earlier partition on a tie). A stateful group
+// consumes several co-partitioned topics, and an event must not be handled before an
+// earlier event of another topic fetched in the same poll (a session's result before the
+// session itself), as Kafka Streams orders its inputs.
+func mergeByTimestamp(parts [][]*kgo.Record) []*kgo.Record {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	out := make([]*kgo.Record, 0, n)
+	heads := make([]int, len(parts))
+	for len(out) < n {
+		best := -1
+		for i, p := range parts {
+			if heads[i] == len(p) {
+				continue
+			}
+			if best < 0 || p[heads[i]].Timestamp.Before(parts[best][heads[best]].Timestamp) {
+				best = i
+			}
+		}
+		out = append(out, parts[best][heads[best]])
+		heads[best]++
+	}
+	return out
 }
 
 // end ends the open transaction, committing unless abort or a produce failed; on an abort

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -352,5 +353,24 @@ func TestStatefulRestoreCancelledByShutdown(t *testing.T) {
 	}
 	if ctx.Err() != nil {
 		t.Fatal("Run did not return before the test's deadline")
+	}
+}
+
+// TestMergeByTimestamp: records of several partitions come out in timestamp order, each
+// partition's own order kept even where its timestamps go backwards.
+func TestMergeByTimestamp(t *testing.T) {
+	at := func(topic string, off int64, sec int) *kgo.Record {
+		return &kgo.Record{Topic: topic, Offset: off, Timestamp: time.Unix(int64(sec), 0)}
+	}
+	sessions := []*kgo.Record{at("sessions", 0, 1), at("sessions", 1, 5)}
+	chip := []*kgo.Record{at("chip", 0, 2), at("chip", 1, 1), at("chip", 2, 6)} // offset 1 older than 0
+	got := mergeByTimestamp([][]*kgo.Record{chip, sessions})
+	var order []string
+	for _, r := range got {
+		order = append(order, fmt.Sprintf("%s/%d", r.Topic, r.Offset))
+	}
+	want := []string{"sessions/0", "chip/0", "chip/1", "sessions/1", "chip/2"}
+	if !slices.Equal(order, want) {
+		t.Fatalf("order %v, want %v", order, want)
 	}
 }
