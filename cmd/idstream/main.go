@@ -19,7 +19,8 @@ const usage = `idstream — self-hosted identity verification over Kafka
 Usage:
   idstream dev [flags]              everything in one process on an embedded broker (make run)
   idstream edge [flags]             the REST edge against KAFKA_BROKERS
-  idstream process <group> [flags]  one processor group (session, decision, quality, chip) against KAFKA_BROKERS
+  idstream process <group> [flags]  one processor group against KAFKA_BROKERS (session, decision, quality, ocr,
+                                    chip, liveness, facematch, fraud, erasure-index, erasure, erasure-blobs)
   idstream consent [flags]          the consent (CMP) API against KAFKA_BROKERS
   idstream registry-sandbox [flags] the sandbox identity registry with its test personas
   idstream sink <name> [flags]      one sink (webhook, clickhouse) against KAFKA_BROKERS
