@@ -201,7 +201,7 @@ func NewGroup(codec Codec, blobs blob.Store, engine *face.Engine, opts ...Option
 // digits of its SHA-256: "fr_detect.onnx@6c0256cc+fr_landmark.onnx@f10b0ba1+
 // fr_feature.onnx@87aacdfe" for the default models.
 func ModelVersion(m face.Models) (string, error) {
-	return fileVersions(m.DetectorPath, m.LandmarkPath, m.EmbedderPath)
+	return face.FilesVersion(m.DetectorPath, m.LandmarkPath, m.EmbedderPath)
 }
 
 type group struct {

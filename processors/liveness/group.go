@@ -153,7 +153,7 @@ func NewGroup(codec Codec, blobs blob.Store, engine *face.Engine, opts ...Option
 // hex digits of its SHA-256: "fr_detect.onnx@6c0256cc+fr_liveness.onnx@afa783b7" for the
 // default models. A swapped file changes the version even under the same name.
 func ModelVersion(m face.Models) (string, error) {
-	return fileVersions(m.DetectorPath, m.LivenessPath)
+	return face.FilesVersion(m.DetectorPath, m.LivenessPath)
 }
 
 type group struct {

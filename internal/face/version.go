@@ -1,4 +1,4 @@
-package liveness
+package face
 
 import (
 	"crypto/sha256"
@@ -10,9 +10,10 @@ import (
 	"strings"
 )
 
-// fileVersions returns "<base name>@<first 8 hex digits of SHA-256>" of each file, joined
-// by "+".
-func fileVersions(paths ...string) (string, error) {
+// FilesVersion names the model files at paths by content, for the model_version of results:
+// "<base name>@<first 8 hex digits of SHA-256>" of each file, joined by "+". Swapping a
+// model file changes it.
+func FilesVersion(paths ...string) (string, error) {
 	parts := make([]string, 0, len(paths))
 	for _, p := range paths {
 		f, err := os.Open(p)
