@@ -8,6 +8,8 @@ import (
 	"image/jpeg"
 	"math"
 	"math/rand/v2"
+
+	"github.com/idstream/idstream/internal/homography"
 )
 
 // Degradation describes how Degrade turns a clean render into a photo-like picture. Zero
@@ -93,11 +95,11 @@ func warp(img image.Image, d Degradation, rng *rand.Rand) *image.RGBA {
 		x, y = x*math.Cos(a)+y*math.Sin(a), -x*math.Sin(a)+y*math.Cos(a)
 		dst[i] = [2]float64{cx + x + (rng.Float64()*2-1)*d.Skew*w, cy + y + (rng.Float64()*2-1)*d.Skew*w}
 	}
-	hm := homography(dst, corners) // canvas → source
+	hm := homography.Solve(dst, corners) // canvas → source
 	out := image.NewRGBA(image.Rect(0, 0, cw, ch))
 	for y := 0; y < ch; y++ {
 		for x := 0; x < cw; x++ {
-			sx, sy := apply(hm, float64(x)+0.5, float64(y)+0.5)
+			sx, sy := hm.Apply(float64(x)+0.5, float64(y)+0.5)
 			sx, sy = sx-0.5, sy-0.5
 			bg := 70 + 25*math.Sin(float64(x)/90) + 20*math.Cos(float64(y)/70)
 			col := color.RGBA{clamp(bg), clamp(bg * 0.95), clamp(bg * 0.9), 255}
@@ -138,45 +140,6 @@ func bilinear(src *image.RGBA, x, y float64) color.RGBA {
 		return clamp(float64(a)*(1-fx)*(1-fy) + float64(b)*fx*(1-fy) + float64(c)*(1-fx)*fy + float64(d)*fx*fy)
 	}
 	return color.RGBA{mix(p00.R, p10.R, p01.R, p11.R), mix(p00.G, p10.G, p01.G, p11.G), mix(p00.B, p10.B, p01.B, p11.B), 255}
-}
-
-// homography returns the 3×3 matrix (h33 = 1) mapping the points from onto to.
-func homography(from, to [4][2]float64) [9]float64 {
-	var a [8][9]float64
-	for i := 0; i < 4; i++ {
-		x, y, u, v := from[i][0], from[i][1], to[i][0], to[i][1]
-		a[2*i] = [9]float64{x, y, 1, 0, 0, 0, -u * x, -u * y, u}
-		a[2*i+1] = [9]float64{0, 0, 0, x, y, 1, -v * x, -v * y, v}
-	}
-	for col := 0; col < 8; col++ {
-		p := col
-		for r := col + 1; r < 8; r++ {
-			if math.Abs(a[r][col]) > math.Abs(a[p][col]) {
-				p = r
-			}
-		}
-		a[col], a[p] = a[p], a[col]
-		for r := 0; r < 8; r++ {
-			if r == col || a[col][col] == 0 {
-				continue
-			}
-			f := a[r][col] / a[col][col]
-			for k := col; k < 9; k++ {
-				a[r][k] -= f * a[col][k]
-			}
-		}
-	}
-	var hm [9]float64
-	for i := 0; i < 8; i++ {
-		hm[i] = a[i][8] / a[i][i]
-	}
-	hm[8] = 1
-	return hm
-}
-
-func apply(hm [9]float64, x, y float64) (float64, float64) {
-	w := hm[6]*x + hm[7]*y + hm[8]
-	return (hm[0]*x + hm[1]*y + hm[2]) / w, (hm[3]*x + hm[4]*y + hm[5]) / w
 }
 
 // gaussianBlur blurs img with a separable Gaussian kernel of the given sigma.

@@ -5,6 +5,8 @@ import (
 	"image"
 	"image/color"
 	"math"
+
+	"github.com/idstream/idstream/internal/homography"
 )
 
 // toGray converts img to 8-bit luminance with bounds starting at (0, 0).
@@ -163,7 +165,7 @@ func otsu(hist []int, total int) uint8 {
 // rectify maps the document outline q of g onto a w × h upright image.
 func rectify(g *image.Gray, q quad, w, h int) *image.Gray {
 	dst := quad{{0, 0}, {float64(w), 0}, {float64(w), float64(h)}, {0, float64(h)}}
-	hm := homography(dst, q)
+	hm := homography.Solve(dst, q)
 	out := image.NewGray(image.Rect(0, 0, w, h))
 	gw, gh := g.Rect.Dx(), g.Rect.Dy()
 	at := func(x, y int) float64 {
@@ -173,7 +175,7 @@ func rectify(g *image.Gray, q quad, w, h int) *image.Gray {
 	}
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
-			sx, sy := apply(hm, float64(x)+0.5, float64(y)+0.5)
+			sx, sy := hm.Apply(float64(x)+0.5, float64(y)+0.5)
 			sx, sy = sx-0.5, sy-0.5
 			x0, y0 := int(math.Floor(sx)), int(math.Floor(sy))
 			fx, fy := sx-float64(x0), sy-float64(y0)
@@ -182,45 +184,6 @@ func rectify(g *image.Gray, q quad, w, h int) *image.Gray {
 		}
 	}
 	return out
-}
-
-// homography returns the 3×3 matrix (h33 = 1) mapping the points from onto to.
-func homography(from, to quad) [9]float64 {
-	var a [8][9]float64
-	for i := 0; i < 4; i++ {
-		x, y, u, v := from[i][0], from[i][1], to[i][0], to[i][1]
-		a[2*i] = [9]float64{x, y, 1, 0, 0, 0, -u * x, -u * y, u}
-		a[2*i+1] = [9]float64{0, 0, 0, x, y, 1, -v * x, -v * y, v}
-	}
-	for col := 0; col < 8; col++ {
-		p := col
-		for r := col + 1; r < 8; r++ {
-			if math.Abs(a[r][col]) > math.Abs(a[p][col]) {
-				p = r
-			}
-		}
-		a[col], a[p] = a[p], a[col]
-		for r := 0; r < 8; r++ {
-			if r == col || a[col][col] == 0 {
-				continue
-			}
-			f := a[r][col] / a[col][col]
-			for k := col; k < 9; k++ {
-				a[r][k] -= f * a[col][k]
-			}
-		}
-	}
-	var hm [9]float64
-	for i := 0; i < 8; i++ {
-		hm[i] = a[i][8] / a[i][i]
-	}
-	hm[8] = 1
-	return hm
-}
-
-func apply(hm [9]float64, x, y float64) (float64, float64) {
-	w := hm[6]*x + hm[7]*y + hm[8]
-	return (hm[0]*x + hm[1]*y + hm[2]) / w, (hm[3]*x + hm[4]*y + hm[5]) / w
 }
 
 // crop returns a copy of the part of g inside r (clipped to g).
