@@ -61,14 +61,4 @@ func BlocklistHash(secret []byte, idNumber string) string {
 }
 
 // NormalizeIDNumber upper-cases an id number and drops spaces, dashes and dots.
-func NormalizeIDNumber(id string) string {
-	var b strings.Builder
-	for _, r := range strings.ToUpper(strings.TrimSpace(id)) {
-		switch r {
-		case ' ', '\t', '-', '.':
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+func NormalizeIDNumber(id string) string { return idnumber.Normalize(id) }
