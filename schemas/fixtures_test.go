@@ -132,6 +132,7 @@ func sampleSessionState() *SessionState {
 			TrackingID: "trk-1", ConsentID: "con_w", RequestedAt: ms(1_790_000_600),
 			Pending: []BlobRef{sampleBlob("dg2")}, BlobsDeleted: []string{"fs://blobs/image"}, ErasedAt: ptr(ms(1_790_000_601)),
 		},
+		EarlyEvents: []EarlyEvent{{Topic: TopicCaptures, Value: []byte{0xc3, 0x01, 0x02}}},
 	}
 }
 

@@ -58,6 +58,10 @@ const (
 	StatusRejected   = "rejected"
 	StatusExpired    = "expired"
 	StatusCancelled  = "cancelled"
+	// StatusUnopened is internal to the session-state topic, never a public status: the
+	// snapshot is a placeholder holding, in EarlyEvents, the events of a session consumed
+	// before its SessionOpened. Readers of the topic treat it as no session.
+	StatusUnopened = "unopened"
 )
 
 // Step capture statuses.
@@ -352,6 +356,15 @@ type SessionState struct {
 	RequestSHA256 *string           `avro:"request_sha256"` // copied from SessionOpened
 	// BiometricErasure is set once the session's biometric data was ordered erased.
 	BiometricErasure *BiometricErasure `avro:"biometric_erasure"`
+	// EarlyEvents is set only in a placeholder (StatusUnopened).
+	EarlyEvents []EarlyEvent `avro:"early_events"`
+}
+
+// EarlyEvent is a raw record of a session's event consumed before the session's
+// SessionOpened (see StatusUnopened).
+type EarlyEvent struct {
+	Topic string `avro:"topic"`
+	Value []byte `avro:"value"`
 }
 
 // BiometricErasure is the erasure of a session's biometric data after a consent

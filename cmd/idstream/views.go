@@ -49,8 +49,14 @@ func (v *stateView) Run(ctx context.Context) error { return v.view.Run(ctx) }
 // Ready is true once the view has caught up with the topic.
 func (v *stateView) Ready() bool { return v.view.Ready() }
 
-// forget drops the provisional entry once the real state (or its tombstone) arrives.
-func (v *stateView) forget(key string, _ []byte) {
+// forget drops the provisional entry once the real state (or its tombstone) arrives; a
+// placeholder of early events (schemas.StatusUnopened) is not the session yet.
+func (v *stateView) forget(key string, b []byte) {
+	if b != nil {
+		if st, err := v.decode(b); err == nil && st.Status == schemas.StatusUnopened {
+			return
+		}
+	}
 	v.mu.Lock()
 	delete(v.provisional, key)
 	v.mu.Unlock()
@@ -80,11 +86,17 @@ func (v *stateView) decode(b []byte) (*schemas.SessionState, error) {
 	return &st, nil
 }
 
-// Get returns the latest state of a session.
+// Get returns the latest state of a session. A placeholder of early events (see
+// schemas.StatusUnopened) is no session.
 func (v *stateView) Get(_ context.Context, id string) (*schemas.SessionState, bool, error) {
 	if b, ok := v.view.Get(id); ok {
 		st, err := v.decode(b)
-		return st, err == nil, err
+		if err != nil {
+			return nil, false, err
+		}
+		if st.Status != schemas.StatusUnopened {
+			return st, true, nil
+		}
 	}
 	v.mu.Lock()
 	st, ok := v.provisional[id]
@@ -106,6 +118,9 @@ func (v *stateView) Wait(ctx context.Context, id string, pred func(*schemas.Sess
 		if err != nil {
 			return false
 		}
+		if st.Status == schemas.StatusUnopened {
+			return pred(nil)
+		}
 		last = st
 		return pred(st)
 	})
@@ -116,7 +131,7 @@ func (v *stateView) Wait(ctx context.Context, id string, pred func(*schemas.Sess
 func (v *stateView) Range(fn func(*schemas.SessionState) bool) {
 	v.view.Range(func(_ string, b []byte) bool {
 		st, err := v.decode(b)
-		if err != nil {
+		if err != nil || st.Status == schemas.StatusUnopened {
 			return true
 		}
 		return fn(st)

@@ -30,9 +30,10 @@ type Codec interface {
 }
 
 type config struct {
-	tick  time.Duration
-	clock func() time.Time
-	flows flow.Set
+	tick     time.Duration
+	earlyTTL time.Duration
+	clock    func() time.Time
+	flows    flow.Set
 }
 
 // Option configures NewGroup.
@@ -60,16 +61,20 @@ func WithFlows(flows flow.Set) Option { return func(c *config) { c.flows = flows
 // emits exactly one output: the new snapshot to schemas.TopicSessionState, or a tombstone
 // on erasure. Tombstones on its inputs are ignored. It returns an error (the runtime retries,
 // then dead-letters the record) when a record cannot be decoded, its key is not the session
-// id of its envelope, or the stored state cannot be decoded or the new one encoded.
+// id of its envelope, the stored state cannot be decoded or the new one encoded, or a
+// placeholder of early events is full (see early.go: an event consumed before its session's
+// SessionOpened is kept in a placeholder snapshot with status schemas.StatusUnopened and
+// folded once the session opens).
 // Every tick it emits a schemas.SessionEvent with Expired set to schemas.TopicSessions for
 // each owned open or capturing session whose expires_at is not after now; the fold of that
-// event, not the tick, changes the state. The handlers are safe for concurrent use.
+// event, not the tick, changes the state; and a tombstone for each placeholder older than
+// the early-event TTL. The handlers are safe for concurrent use.
 func NewGroup(codec Codec, opts ...Option) processors.StatefulGroup {
-	cfg := config{tick: DefaultExpiryTick, flows: flow.Default()}
+	cfg := config{tick: DefaultExpiryTick, earlyTTL: DefaultEarlyTTL, flows: flow.Default()}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	g := &group{codec: codec, folder: NewFolder(cfg.flows), clock: cfg.clock}
+	g := &group{codec: codec, folder: NewFolder(cfg.flows), clock: cfg.clock, earlyTTL: cfg.earlyTTL}
 	return processors.StatefulGroup{
 		Name: GroupName,
 		Inputs: []string{
@@ -86,9 +91,10 @@ func NewGroup(codec Codec, opts ...Option) processors.StatefulGroup {
 }
 
 type group struct {
-	codec  Codec
-	folder Folder
-	clock  func() time.Time
+	codec    Codec
+	folder   Folder
+	clock    func() time.Time
+	earlyTTL time.Duration
 }
 
 func (g *group) handle(_ context.Context, rec *processors.Record, table processors.Table) ([]processors.Output, error) {
@@ -112,7 +118,30 @@ func (g *group) handle(_ context.Context, rec *processors.Record, table processo
 			return nil, fmt.Errorf("session: decode stored state: %w", err)
 		}
 	}
-	next, changed := g.folder.Fold(st, event)
+	var (
+		next    *schemas.SessionState
+		changed bool
+	)
+	switch opened := isOpened(event); {
+	case isPlaceholder(st) && opened != nil:
+		if next, err = g.openWithEarly(st, opened); err != nil {
+			return nil, err
+		}
+		changed = true
+	case (st == nil || isPlaceholder(st)) && rec.Topic != schemas.TopicSessions:
+		if next, err = keepEarly(st, rec, env); err != nil {
+			return nil, err
+		}
+		changed = true
+	case isPlaceholder(st):
+		// Another session event before SessionOpened: only an erasure can come first (the
+		// session is gone; its late events made the placeholder). Erasure drops it.
+		if se, ok := event.(*schemas.SessionEvent); ok && se.Erased != nil {
+			next, changed = nil, true
+		}
+	default:
+		next, changed = g.folder.Fold(st, event)
+	}
 	if !changed {
 		return nil, nil
 	}
@@ -127,11 +156,20 @@ func (g *group) handle(_ context.Context, rec *processors.Record, table processo
 
 // decode decodes rec into the event type of its topic and returns it with its envelope.
 func (g *group) decode(rec *processors.Record) (any, schemas.Envelope, error) {
+	event, env, err := g.decodeValue(rec.Topic, rec.Value)
+	if err != nil {
+		return nil, env, fmt.Errorf("session: offset %d: %w", rec.Offset, err)
+	}
+	return event, env, nil
+}
+
+// decodeValue decodes a record value of topic into the event type of the topic.
+func (g *group) decodeValue(topic string, value []byte) (any, schemas.Envelope, error) {
 	var (
 		event any
 		env   func() schemas.Envelope
 	)
-	switch rec.Topic {
+	switch topic {
 	case schemas.TopicSessions:
 		e := new(schemas.SessionEvent)
 		event, env = e, func() schemas.Envelope { return e.Envelope }
@@ -160,16 +198,25 @@ func (g *group) decode(rec *processors.Record) (any, schemas.Envelope, error) {
 		e := new(schemas.Decision)
 		event, env = e, func() schemas.Envelope { return e.Envelope }
 	default:
-		return nil, schemas.Envelope{}, fmt.Errorf("session: record from unexpected topic %q", rec.Topic)
+		return nil, schemas.Envelope{}, fmt.Errorf("record from unexpected topic %q", topic)
 	}
-	if err := g.codec.Decode(rec.Topic, rec.Value, event); err != nil {
-		return nil, schemas.Envelope{}, fmt.Errorf("session: decode %s record at offset %d: %w", rec.Topic, rec.Offset, err)
+	if err := g.codec.Decode(topic, value, event); err != nil {
+		return nil, schemas.Envelope{}, fmt.Errorf("decode %s record: %w", topic, err)
 	}
 	return event, env(), nil
 }
 
+// isOpened returns event when it is a SessionOpened, else nil.
+func isOpened(event any) *schemas.SessionEvent {
+	if se, ok := event.(*schemas.SessionEvent); ok && se != nil && se.Opened != nil {
+		return se
+	}
+	return nil
+}
+
 // tick emits an Expired event for every owned open or capturing session whose expires_at is
-// not after now, ordered by session id. The event is deterministic (event id
+// not after now, ordered by session id, and a tombstone for every placeholder of early
+// events older than the early-event TTL. The event is deterministic (event id
 // "evt_exp_<session id>", occurred_at = expires_at), so ticks that run again before the
 // event is folded produce the same bytes, and folding it twice changes nothing.
 // Stored states that cannot be decoded are skipped: the record handler reports them.
@@ -182,9 +229,16 @@ func (g *group) tick(_ context.Context, now time.Time, table processors.Table) (
 		st *schemas.SessionState
 	}
 	var expired []due
+	var stale []string // placeholders past the early-event TTL
 	table.Range(func(key, value []byte) bool {
 		st := new(schemas.SessionState)
 		if value == nil || g.codec.Decode(schemas.TopicSessionState, value, st) != nil {
+			return true
+		}
+		if isPlaceholder(st) {
+			if now.Sub(st.UpdatedAt) > g.earlyTTL {
+				stale = append(stale, string(key))
+			}
 			return true
 		}
 		if (st.Status == schemas.StatusOpen || st.Status == schemas.StatusCapturing) &&
@@ -194,7 +248,11 @@ func (g *group) tick(_ context.Context, now time.Time, table processors.Table) (
 		return true
 	})
 	sort.Slice(expired, func(i, j int) bool { return expired[i].id < expired[j].id })
-	outs := make([]processors.Output, 0, len(expired))
+	sort.Strings(stale)
+	outs := make([]processors.Output, 0, len(expired)+len(stale))
+	for _, id := range stale {
+		outs = append(outs, processors.Output{Topic: schemas.TopicSessionState, Key: []byte(id)})
+	}
 	for _, d := range expired {
 		id := d.id
 		ev := ExpiredEvent(id, d.st.Envelope.TenantID, d.st.ExpiresAt)

@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+	"reflect"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -141,10 +143,79 @@ func TestGroupHandlerFoldsIntoSnapshots(t *testing.T) {
 	if _, ok := table[sid]; ok {
 		t.Fatal("state survived erasure")
 	}
-	// Events after erasure are ignored.
+	// An event after erasure only makes a placeholder, which no reader takes for a session
+	// and which the tick tombstones once it is older than the early-event TTL.
 	outs, err = g.Handler(ctx, record(t, c, decision("verified", 31), 101), table)
-	if err != nil || len(outs) != 0 {
+	if err != nil || len(outs) != 1 {
 		t.Fatalf("after erasure: outs %+v err %v", outs, err)
+	}
+	table.apply(outs, g.Table)
+	if st := decodeState(t, c, table[sid]); st.Status != schemas.StatusUnopened || len(st.EarlyEvents) != 1 || st.Decision != nil {
+		t.Fatalf("after erasure: state = %+v", st)
+	}
+	if outs, _ := g.OnTick(ctx, at(31).Add(DefaultEarlyTTL), table); len(outs) != 0 {
+		t.Fatalf("placeholder purged before its TTL: %+v", outs)
+	}
+	outs, err = g.OnTick(ctx, at(32).Add(DefaultEarlyTTL), table)
+	if err != nil || len(outs) != 1 || outs[0].Topic != schemas.TopicSessionState || outs[0].Value != nil {
+		t.Fatalf("placeholder not purged after its TTL: %+v %v", outs, err)
+	}
+}
+
+// TestGroupHandlerFoldsEarlyEvents consumes a session's events with its SessionOpened moved
+// to every later position (inputs are separate topics: a capture can be consumed before the
+// session it belongs to). Every order must give the state of in-order consumption.
+func TestGroupHandlerFoldsEarlyEvents(t *testing.T) {
+	c := newCodec(t)
+	g := NewGroup(c)
+	ctx := context.Background()
+	events := fullSequence()[:12]
+	if _, ok := events[0].(*schemas.SessionEvent); !ok {
+		t.Fatal("the sequence does not start with the SessionOpened")
+	}
+	run := func(order []any) (memTable, *schemas.SessionState) {
+		table := memTable{}
+		for i, e := range order {
+			outs, err := g.Handler(ctx, record(t, c, e, int64(i)), table)
+			if err != nil {
+				t.Fatalf("event %d (%T): %v", i, e, err)
+			}
+			table.apply(outs, g.Table)
+		}
+		return table, decodeState(t, c, table[sid])
+	}
+	_, want := run(events)
+	for k := 1; k < len(events); k++ {
+		order := append(append(slices.Clone(events[1:k+1]), events[0]), events[k+1:]...)
+		_, got := run(order)
+		if len(got.EarlyEvents) != 0 || !reflect.DeepEqual(got, want) {
+			t.Errorf("SessionOpened consumed after %d events: state = %+v\nwant %+v", k, got, want)
+		}
+		// Before the SessionOpened the table holds a placeholder, never a session.
+		table, ph := run(order[:k])
+		if ph.Status != schemas.StatusUnopened || len(ph.EarlyEvents) != k || ph.Decision != nil || len(ph.Captures) != 0 {
+			t.Errorf("after %d early events: placeholder = %+v", k, ph)
+		}
+		if outs, _ := g.OnTick(ctx, at(0), table); len(outs) != 0 {
+			t.Errorf("a fresh placeholder was expired or purged: %+v", outs)
+		}
+	}
+}
+
+func TestGroupHandlerBoundsEarlyEvents(t *testing.T) {
+	c := newCodec(t)
+	g := NewGroup(c)
+	table := memTable{}
+	rec := record(t, c, capture("selfie", "cap_s", 1), 0)
+	for i := range MaxEarlyEvents {
+		outs, err := g.Handler(context.Background(), rec, table)
+		if err != nil {
+			t.Fatalf("early event %d: %v", i, err)
+		}
+		table.apply(outs, g.Table)
+	}
+	if _, err := g.Handler(context.Background(), rec, table); err == nil {
+		t.Fatal("a full placeholder took one more event")
 	}
 }
 
