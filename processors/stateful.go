@@ -371,6 +371,13 @@ func (r *StatefulRunner) runBatch(fetches kgo.Fetches) error {
 			return slices.Index(r.g.Inputs, a[0].Topic) - slices.Index(r.g.Inputs, b[0].Topic)
 		})
 		for _, kr := range mergeByTimestamp(parts) {
+			if !r.ready(kr.Partition) {
+				// Revoked or lost during the batch: its table partition is gone, and a handler
+				// would see no state. The transaction aborts; the records come back after the
+				// partition is restored (here or at its new owner).
+				abort = true
+				break
+			}
 			rec := fromKgoRecord(kr)
 			outs, attempts, herr := callWithRetry(r.proc, &r.cfg, r.g.Name, rec, func(ctx context.Context) ([]Output, error) {
 				return r.g.Handler(ctx, rec, r.table)
