@@ -34,7 +34,9 @@ func Fold(st *schemas.SessionState, event any) (*schemas.SessionState, bool) {
 // returns st and false, so folding the same event twice yields the same state. Every change
 // bumps Version and sets Envelope to the event's envelope and UpdatedAt to its occurred_at.
 // An erasure returns nil and true. Events for an unknown session (st == nil) other than
-// SessionOpened are ignored.
+// SessionOpened are ignored (the group keeps them until the session opens: early.go). A
+// capture that replaces another capture of its step (a retake) drops what was derived from
+// the replaced one: its checks, document read, liveness and face-match results.
 //
 // Biometric erasure (consent withdrawal): EraseBiometrics moves the session's biometric
 // blob references into BiometricErasure.Pending and cancels a session not yet terminal;
@@ -185,10 +187,30 @@ func (f Folder) foldCapture(st *schemas.SessionState, ev *schemas.CaptureSubmitt
 		c.Status = schemas.CaptureAccepted
 	}
 	next := cloneState(st)
+	if i := captureIndex(st.Captures, ev.Step); i >= 0 {
+		dropDerived(next, st.Captures[i].CaptureID)
+	}
 	next.Captures = putCapture(st.Captures, c, order)
 	next.Status = schemas.StatusCapturing
 	advance(next)
 	return touch(next, ev.Envelope), true
+}
+
+// dropDerived removes from st (a clone the caller owns) what was derived from a capture
+// that a retake replaces: the checks about it (quality, document, liveness, face matches),
+// its document read, and the liveness and face-match results that name it. A decision
+// policy awaits checks by name; without this a retake could be decided on the old
+// capture's results before the new one's arrive.
+func dropDerived(st *schemas.SessionState, captureID string) {
+	about := func(c schemas.Check) bool { return c.CaptureID != nil && *c.CaptureID == captureID }
+	st.Checks = slices.DeleteFunc(slices.Clone(st.Checks), about)
+	st.Documents = slices.DeleteFunc(slices.Clone(st.Documents), func(d schemas.DocumentRead) bool { return d.CaptureID == captureID })
+	if st.Liveness != nil && st.Liveness.CaptureID == captureID {
+		st.Liveness = nil
+	}
+	if st.Faces != nil && slices.ContainsFunc(st.Faces.Checks, about) {
+		st.Faces = nil
+	}
 }
 
 func (f Folder) foldQuality(st *schemas.SessionState, ev *schemas.QualityAssessed) (*schemas.SessionState, bool) {
@@ -241,9 +263,12 @@ func (f Folder) foldQuality(st *schemas.SessionState, ev *schemas.QualityAssesse
 		check.ModelVersion = ptr(ev.GateVersion)
 	}
 	next := cloneState(st)
+	if i >= 0 && st.Captures[i].CaptureID != ev.CaptureID {
+		dropDerived(next, st.Captures[i].CaptureID)
+	}
 	next.Captures = putCapture(st.Captures, c, order)
 	next.Status = schemas.StatusCapturing
-	next.Checks = mergeChecks(st.Checks, []schemas.Check{check})
+	next.Checks = mergeChecks(next.Checks, []schemas.Check{check})
 	advance(next)
 	return touch(next, ev.Envelope), true
 }

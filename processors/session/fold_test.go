@@ -2,6 +2,7 @@ package session
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -434,5 +435,60 @@ func TestFoldReplayIsIdempotent(t *testing.T) {
 	}
 	if once.Status != schemas.StatusVerified || once.Version != 12 {
 		t.Fatalf("final status %s version %d", once.Status, once.Version)
+	}
+}
+
+// TestFoldRetakeDropsResultsOfReplacedCapture retakes the selfie and the document front after
+// their results were folded: what was derived from the replaced captures leaves the state
+// (so a policy awaiting checks by name waits for the new ones), the rest stays.
+func TestFoldRetakeDropsResultsOfReplacedCapture(t *testing.T) {
+	about := func(c schemas.Check, captureID string) schemas.Check {
+		c.CaptureID = ptr(captureID)
+		return c
+	}
+	// Front and selfie accepted and assessed; the back not captured yet (a session takes
+	// captures only until every required step has an accepted one).
+	base := []any{
+		idCard(),
+		capture("document_front", "cap_f", 1), quality("document_front", "cap_f", true, 2),
+		capture("selfie", "cap_s", 5), quality("selfie", "cap_s", true, 6),
+		&schemas.DocumentRead{Envelope: env("evt_doc", 7), CaptureID: "cap_f", Step: "document_front",
+			Checks: []schemas.Check{about(check("document.type.document_front", "pass"), "cap_f")}},
+		&schemas.LivenessAssessed{Envelope: env("evt_live", 8), CaptureID: "cap_s", Checks: []schemas.Check{about(check("liveness.passive", "pass"), "cap_s")}},
+		&schemas.FacesMatched{Envelope: env("evt_faces", 9), Checks: []schemas.Check{faceCheck("cap_s")}},
+	}
+	st := foldAll(t, base)
+	if st.Status != schemas.StatusCapturing || st.Liveness == nil || st.Faces == nil || len(st.Documents) != 1 {
+		t.Fatalf("before the retakes: %+v", st)
+	}
+	names := func(st *schemas.SessionState) []string {
+		var out []string
+		for _, c := range st.Checks {
+			out = append(out, c.Name)
+		}
+		slices.Sort(out)
+		return out
+	}
+
+	selfie := foldAll(t, append(slices.Clone(base), capture("selfie", "cap_s2", 20)))
+	if selfie.Liveness != nil || selfie.Faces != nil || len(selfie.Documents) != 1 || selfie.Status != schemas.StatusCapturing {
+		t.Errorf("after a selfie retake: liveness %v faces %v documents %d status %s", selfie.Liveness, selfie.Faces, len(selfie.Documents), selfie.Status)
+	}
+	want := []string{"document.type.document_front", "quality.document_front"}
+	if got := names(selfie); !slices.Equal(got, want) {
+		t.Errorf("checks after a selfie retake = %v, want %v", got, want)
+	}
+
+	// The retake's assessment consumed before its capture replaces the capture just the same.
+	front := foldAll(t, append(slices.Clone(base), qualityAt("document_front", "cap_f2", true, 21, 20)))
+	if len(front.Documents) != 0 || front.Liveness == nil || front.Faces == nil {
+		t.Errorf("after a front retake: documents %+v liveness %v faces %v", front.Documents, front.Liveness, front.Faces)
+	}
+	want = []string{"face.selfie_chip", "liveness.passive", "quality.document_front", "quality.selfie"}
+	if got := names(front); !slices.Equal(got, want) {
+		t.Errorf("checks after a front retake = %v, want %v", got, want)
+	}
+	if c := captureOf(front, "document_front"); c == nil || c.CaptureID != "cap_f2" {
+		t.Errorf("front capture = %+v", c)
 	}
 }
