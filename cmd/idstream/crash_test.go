@@ -130,6 +130,15 @@ func crashRun(t *testing.T, n int, crash bool) []string {
 			t.Fatal("the crash never happened")
 		}
 	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, id := range ids {
+				if st, ok, _ := s.states.Get(context.Background(), id); !ok || st.Decision == nil {
+					dumpSession(t, s, id)
+				}
+			}
+		}
+	})
 	out := make([]string, n)
 	for i, id := range ids {
 		got := c.waitStatus(id, "verified", "rejected")
@@ -206,4 +215,36 @@ func countDecisions(t *testing.T, brokers []string) map[string]int {
 		}
 	}
 	return counts
+}
+
+// dumpSession logs every committed record of a session on the session group's inputs and
+// its table, in the order each partition holds them: what a failed crash run needs to tell
+// a lost event from a stale state.
+func dumpSession(t *testing.T, s *testEnv, id string) {
+	topics := append(slices.Clone(session.NewGroup(s.codec).Inputs), schemas.TopicSessionState)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(s.brokers...), kgo.ConsumeTopics(topics...),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	if err != nil {
+		t.Logf("dump %s: %v", id, err)
+		return
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
+		fs := cl.PollFetches(ctx)
+		fs.EachRecord(func(r *kgo.Record) {
+			if string(r.Key) != id {
+				return
+			}
+			line := fmt.Sprintf("%s p%d o%d ts=%s len=%d", r.Topic, r.Partition, r.Offset, r.Timestamp.Format("15:04:05.000"), len(r.Value))
+			if r.Topic == schemas.TopicSessionState && r.Value != nil {
+				var st schemas.SessionState
+				if err := s.codec.Decode(r.Topic, r.Value, &st); err == nil {
+					line += fmt.Sprintf(" version=%d status=%s captures=%d checks=%d", st.Version, st.Status, len(st.Captures), len(st.Checks))
+				}
+			}
+			t.Log(line)
+		})
+	}
 }
