@@ -203,6 +203,11 @@ func sample(topic string) any {
 			Embedding: []float32{0.25, -0.5, 0.125, 1}, SourceSessionID: ptr("ses_00"), Reason: ptr("fraud_ring"),
 			CreatedAt: ms(1_790_000_400), Deleted: true,
 		}
+	case TopicFaceIndex:
+		return &FaceIndexEntry{
+			Envelope: sampleEnvelope("fraud"), IDNumberHash: "hmac:abcd", Embedding: []float32{0.5, -0.5, 0.5, 0.5},
+			ModelVersion: "fr_feature.onnx@87aacdfe", CaptureID: "cap_01", Outcome: "verified",
+		}
 	case TopicConsents:
 		return &ConsentRecorded{
 			Envelope: sampleEnvelope("consent"), ConsentID: "con_1", TrackingID: "trk-1", PurposeID: "ekyc",

@@ -27,6 +27,9 @@ const (
 	// TopicErasureState carries TrackingErasureState, compacted, keyed by tracking_id: the
 	// erasure group's table (co-partitioned with TopicErasures and TopicTrackingSessions).
 	TopicErasureState = "cmp.erasure-state.v1"
+	// TopicFaceIndex carries FaceIndexEntry, compacted, keyed by session_id: the fraud group's
+	// index of selfie embeddings (biometric data, internal), tombstoned on erasure.
+	TopicFaceIndex = "ekyc.face-index.v1"
 )
 
 // Data categories of a biometric erasure (BiometricErasureRequested.Categories).
@@ -432,6 +435,20 @@ type BlocklistEntry struct {
 	Reason          *string   `avro:"reason"`
 	CreatedAt       time.Time `avro:"created_at"`
 	Deleted         bool      `avro:"deleted"`
+}
+
+// FaceIndexEntry is the selfie face embedding of one session (ekyc.face-index.v1, compacted,
+// keyed by session id): written by the fraud group when it assesses the session, again with
+// the outcome once the session is decided, and tombstoned when the session or its
+// biometrics are erased. Biometric data: an internal table, not part of the data teams'
+// contract.
+type FaceIndexEntry struct {
+	Envelope     Envelope  `avro:"envelope"`
+	IDNumberHash string    `avro:"id_number_hash"` // keyed hash of the claimed id number, "" when none
+	Embedding    []float32 `avro:"embedding"`      // L2-normalised
+	ModelVersion string    `avro:"model_version"`
+	CaptureID    string    `avro:"capture_id"` // the selfie capture
+	Outcome      string    `avro:"outcome"`    // "" (undecided) | verified | rejected
 }
 
 // ConsentRecorded is one append-only consent record (cmp.consents.v1, keyed by tracking_id).

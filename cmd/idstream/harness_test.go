@@ -278,15 +278,32 @@ func encodeJPEG(t testing.TB, img image.Image) []byte {
 
 func str(v any) string { return fmt.Sprint(v) }
 
-// selfie is a selfie of the person of PortraitA: the portrait centred on a larger frame
-// whose top-left corner carries the call's number as black and white 16-pixel blocks, so
-// that no two selfies are the same bytes (the fraud group flags replayed images).
+// selfie is a selfie of the person of PortraitA: the portrait on a larger frame whose
+// top-left corner carries the call's number as black and white 16-pixel blocks, so that no
+// two selfies are the same bytes (the fraud group flags replayed images). The portrait's
+// place (a 3×3 grid of 100-pixel steps), its mirroring and the frame's shade change with the
+// call too, so that selfies are not near-identical either (the fraud group also flags
+// perceptual near-duplicates of a selfie): the first 16 calls are at least 16 of 64 pHash
+// bits apart (the threshold is 10); later calls may repeat a look.
 func (e *testEnv) selfie(t testing.TB) []byte {
 	t.Helper()
 	p := e.faces.PortraitA(t)
 	n := e.selfies.Add(1)
+	v := int(n-1) % 36
 	out := image.NewRGBA(image.Rect(0, 0, 800, 900))
-	draw.Draw(out, out.Bounds(), image.NewUniform(color.RGBA{140, 145, 150, 255}), image.Point{}, draw.Src)
+	shade := uint8(70 + 90*((v/18)%2))
+	draw.Draw(out, out.Bounds(), image.NewUniform(color.RGBA{shade, shade + 5, shade + 10, 255}), image.Point{}, draw.Src)
+	if (v/9)%2 == 1 {
+		m := image.NewRGBA(p.Bounds())
+		w := p.Bounds().Dx()
+		for y := range p.Bounds().Dy() {
+			for x := range w {
+				m.SetRGBA(w-1-x, y, p.RGBAAt(x, y))
+			}
+		}
+		p = m
+	}
+	draw.Draw(out, p.Bounds().Add(image.Pt(100*(v%3), 100*((v/3)%3))), p, image.Point{}, draw.Src)
 	for bit := range 16 {
 		c := color.RGBA{0, 0, 0, 255}
 		if n&(1<<bit) != 0 {
@@ -294,7 +311,6 @@ func (e *testEnv) selfie(t testing.TB) []byte {
 		}
 		draw.Draw(out, image.Rect(bit*16, 0, bit*16+16, 16), image.NewUniform(c), image.Point{}, draw.Src)
 	}
-	draw.Draw(out, p.Bounds().Add(image.Pt(100, 100)), p, image.Point{}, draw.Src)
 	return facetest.JPEG(t, out)
 }
 

@@ -433,7 +433,8 @@ func (s *Service) registryClient() (registry.Registry, error) {
 	return client, nil
 }
 
-// startFraud starts the fraud group with the blocklist and capture index it reads.
+// startFraud starts the fraud group with the blocklist, capture index, face index and face
+// blocklist it reads (each a view of a compacted topic) and the face engine.
 func (s *Service) startFraud(blobs blob.Store, opts []processors.Option) error {
 	key, err := s.tokenSecret()
 	if err != nil {
@@ -453,8 +454,23 @@ func (s *Service) startFraud(blobs blob.Store, opts []processors.Option) error {
 		return err
 	}
 	s.spawn("fraud capture index", sightings.Run)
+	faces, err := s.faceEngine()
+	if err != nil {
+		return err
+	}
+	faceIndex, err := fraud.NewFaceIndex(s.codec, s.runtimeOpts("fraud-faces")...)
+	if err != nil {
+		return err
+	}
+	s.spawn("fraud face index", faceIndex.Run)
+	faceBlocks, err := fraud.NewFaceBlocklist(s.codec, s.runtimeOpts("fraud-face-blocklist")...)
+	if err != nil {
+		return err
+	}
+	s.spawn("fraud face blocklist", faceBlocks.Run)
 	g, err := fraud.NewGroup(s.codec, key, blocklist, sightings,
-		fraud.WithRegistry(reg), fraud.WithBlobs(blobs), fraud.WithLogger(s.log.With("group", "fraud")))
+		fraud.WithRegistry(reg), fraud.WithBlobs(blobs), fraud.WithFaces(faces, faceIndex, faceBlocks),
+		fraud.WithLogger(s.log.With("group", "fraud")))
 	if err != nil {
 		return fmt.Errorf("fraud group: %w", err)
 	}

@@ -40,6 +40,8 @@ func processing(extra ...schemas.Check) *schemas.SessionState {
 			check("liveness.passive", "pass"), check("face.selfie_chip", "pass"), check("fraud.blocklist_id", "pass"),
 			check("fraud.injection_signals.document_front", "pass"), check("fraud.injection_signals.document_back", "pass"),
 			check("fraud.injection_signals.selfie", "pass"),
+			check("fraud.tamper.document_front", "pass"), check("fraud.tamper.document_back", "pass"),
+			check("fraud.duplicate_face", "pass"), check("fraud.blocklist_face", "pass"), check("fraud.presentation_attack", "pass"),
 			check("document.mrz.document_front", "skipped"), check("document.fields.document_front", "pass"),
 			check("document.type.document_front", "pass"), check("document.mrz.document_back", "pass"),
 			check("document.fields.document_back", "pass"), check("document.type.document_back", "pass"),
@@ -59,7 +61,7 @@ func findCheck(cs []schemas.Check, name string) *schemas.Check {
 
 func TestDefaultPolicy(t *testing.T) {
 	p := DefaultPolicy(flow.Default())
-	if p.Version != "2026-11-22.5" || len(p.Flows) != 5 {
+	if p.Version != "2026-11-22.7" || len(p.Flows) != 5 {
 		t.Fatalf("policy = %+v", p)
 	}
 	want := map[string][]string{
@@ -67,22 +69,23 @@ func TestDefaultPolicy(t *testing.T) {
 			"chip.passive_authentication", "chip.active_authentication",
 			"document.fields.document_front", "document.type.document_front", "document.mrz.document_back",
 			"liveness.passive", "face.selfie_chip", "face.selfie_document",
-			"fraud.blocklist_id", "fraud.injection_signals.document_front", "fraud.injection_signals.document_back",
-			"fraud.injection_signals.selfie"},
+			"fraud.blocklist_id", "fraud.duplicate_face", "fraud.blocklist_face", "fraud.presentation_attack", "fraud.injection_signals.document_front", "fraud.injection_signals.document_back",
+			"fraud.injection_signals.selfie", "fraud.tamper.document_front", "fraud.tamper.document_back"},
 		"passport": {"quality.passport", "quality.selfie", // nfc is optional: the chip is not awaited
 			"document.mrz.passport", "document.fields.passport",
 			"liveness.passive", "face.selfie_document",
-			"fraud.blocklist_id", "fraud.injection_signals.passport", "fraud.injection_signals.selfie"},
+			"fraud.blocklist_id", "fraud.duplicate_face", "fraud.blocklist_face", "fraud.presentation_attack", "fraud.injection_signals.passport", "fraud.injection_signals.selfie", "fraud.tamper.passport"},
 		"nfc_only": {"quality.selfie", "chip.passive_authentication", "chip.active_authentication", "liveness.passive",
-			"face.selfie_chip", "fraud.blocklist_id", "fraud.injection_signals.selfie"},
+			"face.selfie_chip", "fraud.blocklist_id", "fraud.duplicate_face", "fraud.blocklist_face", "fraud.presentation_attack", "fraud.injection_signals.selfie"},
 		"id_card": {"quality.document_front", "quality.document_back", "quality.selfie",
 			"document.fields.document_front", "document.type.document_front", "document.mrz.document_back",
 			"liveness.passive", "face.selfie_document",
-			"fraud.blocklist_id", "fraud.injection_signals.document_front", "fraud.injection_signals.document_back",
-			"fraud.injection_signals.selfie"},
+			"fraud.blocklist_id", "fraud.duplicate_face", "fraud.blocklist_face", "fraud.presentation_attack", "fraud.injection_signals.document_front", "fraud.injection_signals.document_back",
+			"fraud.injection_signals.selfie", "fraud.tamper.document_front", "fraud.tamper.document_back"},
 		"vehicle_registration": {"quality.document_front", "quality.document_back",
 			"document.fields.document_front", "document.type.document_front", "document.type.document_back", // no MRZ on its back
-			"fraud.blocklist_id", "fraud.injection_signals.document_front", "fraud.injection_signals.document_back"},
+			"fraud.blocklist_id", "fraud.duplicate_face", "fraud.blocklist_face", "fraud.presentation_attack", "fraud.injection_signals.document_front", "fraud.injection_signals.document_back",
+			"fraud.tamper.document_front", "fraud.tamper.document_back"},
 	}
 	for name, await := range want {
 		if got := p.Flows[name].Await; !slices.Equal(got, await) {
@@ -147,7 +150,9 @@ func TestDecideWaits(t *testing.T) {
 		Checks: []schemas.Check{check("quality.passport", "pass"), check("quality.selfie", "pass"), check("liveness.passive", "pass"),
 			check("document.mrz.passport", "pass"), check("document.fields.passport", "pass"), check("document.type.passport", "pass"),
 			check("face.selfie_document", "pass"), check("fraud.blocklist_id", "pass"),
-			check("fraud.injection_signals.passport", "pass"), check("fraud.injection_signals.selfie", "pass")},
+			check("fraud.injection_signals.passport", "pass"), check("fraud.injection_signals.selfie", "pass"),
+			check("fraud.tamper.passport", "pass"),
+			check("fraud.duplicate_face", "pass"), check("fraud.blocklist_face", "pass"), check("fraud.presentation_attack", "pass")},
 	}
 	without := func(st *schemas.SessionState, prefix string) *schemas.SessionState {
 		c := *st
@@ -164,7 +169,9 @@ func TestDecideWaits(t *testing.T) {
 			check("document.type.document_front", "pass"), check("document.mrz.document_back", "skipped"),
 			check("document.fields.document_back", "skipped"), check("document.type.document_back", "warn"),
 			check("fraud.blocklist_id", "skipped"),
-			check("fraud.injection_signals.document_front", "pass"), check("fraud.injection_signals.document_back", "pass")},
+			check("fraud.duplicate_face", "skipped"), check("fraud.blocklist_face", "skipped"), check("fraud.presentation_attack", "skipped"),
+			check("fraud.injection_signals.document_front", "pass"), check("fraud.injection_signals.document_back", "pass"),
+			check("fraud.tamper.document_front", "pass"), check("fraud.tamper.document_back", "skipped")},
 	}
 	globPolicy := Policy{Version: "v", Flows: map[string]FlowPolicy{"chip_id_card": {Await: []string{"quality.*", "fraud.*"}}}}
 	noFraud := processing()
@@ -187,6 +194,9 @@ func TestDecideWaits(t *testing.T) {
 		{"passport awaits its OCR checks", p, without(passport, "document."), false},
 		{"passport awaits the selfie-document match", p, without(passport, "face.selfie_document"), false},
 		{"passport awaits the fraud session checks", p, without(passport, "fraud.blocklist_id"), false},
+		{"passport awaits the duplicate-face check", p, without(passport, "fraud.duplicate_face"), false},
+		{"chip_id_card awaits the face blocklist check", p, without(processing(), "fraud.blocklist_face"), false},
+		{"chip_id_card awaits the presentation-attack check", p, without(processing(), "fraud.presentation_attack"), false},
 		{"chip_id_card awaits the back's MRZ", p, without(processing(), "document.mrz.document_back"), false},
 		{"chip_id_card awaits the selfie-document match", p, without(processing(), "face.selfie_document"), false},
 		{"id_card with every awaited check", p, idCard, true},
@@ -196,6 +206,7 @@ func TestDecideWaits(t *testing.T) {
 		{"vehicle_registration awaits the front's type", p, without(vehicle, "document.type.document_front"), false},
 		{"vehicle_registration awaits the back's read", p, without(vehicle, "document.type.document_back"), false},
 		{"vehicle_registration awaits the fraud session checks", p, without(vehicle, "fraud.blocklist_id"), false},
+		{"vehicle_registration awaits the skipped face checks", p, without(vehicle, "fraud.duplicate_face"), false},
 		{"glob awaits a fraud check", globPolicy, noFraud, false},
 		{"glob satisfied", globPolicy, processing(), true},
 	}
@@ -231,7 +242,7 @@ func TestDecideOutcomes(t *testing.T) {
 
 	t.Run("all pass verifies", func(t *testing.T) {
 		d, _ := Decide(p, processing(check("fraud.blocklist", "pass")))
-		if d.Outcome != schemas.StatusVerified || len(d.Reasons) != 0 || len(d.Checks) != 19 {
+		if d.Outcome != schemas.StatusVerified || len(d.Reasons) != 0 || len(d.Checks) != 24 {
 			t.Fatalf("decision = %+v", d)
 		}
 	})

@@ -27,8 +27,11 @@ import (
 // "2026-11-22.5" also awaits the OCR checks of every document step (DocumentAwaits), the
 // selfie ↔ document face match in flows with a selfie and a document photo, and the fraud
 // session checks in flows without a chip (id_card, passport, vehicle_registration: the fraud
-// group runs them once every document step is read).
-const DefaultPolicyVersion = "2026-11-22.5"
+// group runs them once every document step is read); "2026-11-22.6" also awaits the fraud
+// group's face session checks by name (FraudFaceAwaits: duplicate face, face blocklist,
+// presentation attack; skipped with a reason in flows without a selfie); "2026-11-22.7" also
+// awaits the fraud tamper check of each document step (FraudAwaits).
+const DefaultPolicyVersion = "2026-11-22.7"
 
 // Chip check names the default policy awaits (they are produced by the chip group, which
 // reports every chip check of a capture in one event).
@@ -120,13 +123,32 @@ func DocumentAwaits(f flow.Flow) []string {
 	return out
 }
 
+// Face session checks of the fraud group (processors/fraud SessionCheckNames), reported in
+// the same event as CheckFraudBlocklistID in every flow (skipped no_selfie without a
+// selfie). A fail rejects: duplicate_face (the face of another identity's verified
+// session), blocklisted (a blocklisted face), presentation_print / presentation_replay /
+// presentation_mask (the liveness result names an attack).
+const (
+	CheckFraudDuplicateFace      = "fraud.duplicate_face"
+	CheckFraudBlocklistFace      = "fraud.blocklist_face"
+	CheckFraudPresentationAttack = "fraud.presentation_attack"
+)
+
+// FraudFaceAwaits returns the fraud group's face session checks, awaited by name in every
+// flow so that a decision never goes out without them even if the fraud group one day
+// reports them apart from the other session checks.
+func FraudFaceAwaits() []string {
+	return []string{CheckFraudDuplicateFace, CheckFraudBlocklistFace, CheckFraudPresentationAttack}
+}
+
 // CheckFraudBlocklistID is the first of the fraud group's session checks, which arrive
 // together in one event: awaiting it awaits them all (blocklist, registries, ID structure,
 // dates, replayed captures).
 const CheckFraudBlocklistID = "fraud.blocklist_id"
 
 // FraudAwaits returns the fraud checks a flow waits for: the injection-signal check of each
-// image step ("fraud.injection_signals.<step>", one per capture as it arrives) and the
+// image step ("fraud.injection_signals.<step>", one per capture as it arrives), the tamper
+// check of each document step ("fraud.tamper.<step>", likewise) and the
 // session checks, which the fraud group runs in every flow once the snapshot holds the
 // identity data it reads: the chip's result in flows that require nfc, else a DocumentRead of
 // every required document step (DocumentAwaits awaits each of them). A vehicle
@@ -134,12 +156,22 @@ const CheckFraudBlocklistID = "fraud.blocklist_id"
 // they do arrive, and awaiting them keeps its decision from racing them. Exact names, not
 // "fraud.*": the first injection check would match a glob before the session checks.
 func FraudAwaits(f flow.Flow) []string {
-	out := []string{CheckFraudBlocklistID}
+	out := append([]string{CheckFraudBlocklistID}, FraudFaceAwaits()...)
 	for _, s := range f.ImageSteps() {
 		out = append(out, "fraud.injection_signals."+s)
 	}
+	for _, s := range f.ImageSteps() {
+		if photoStep(s) || s == flow.StepDocumentBack {
+			out = append(out, CheckFraudTamperPrefix+s)
+		}
+	}
 	return out
 }
+
+// CheckFraudTamperPrefix prefixes the fraud group's per-capture tamper check of a document
+// step ("fraud.tamper.<step>": document_front, document_back, passport), emitted with every
+// document capture; its double_compression finding is a warn (processors/fraud TamperSteps).
+const CheckFraudTamperPrefix = "fraud.tamper."
 
 // ErrInvalidPolicy is wrapped by every validation error of ParsePolicy and Policy.Validate.
 var ErrInvalidPolicy = errors.New("invalid decision policy")

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/fraud/imagemeta"
 	"github.com/idstream/idstream/schemas"
@@ -41,7 +40,9 @@ func DefaultInjectionSignals() []string {
 	return []string{"virtual_camera", "emulator", "rooted", "jailbroken", "debugger", "hooking", "app_tampered"}
 }
 
-// handleCapture indexes the capture's blobs and assesses its injection signals.
+// handleCapture indexes the capture's blobs (SHA-256 sightings, and perceptual hashes of
+// the near-duplicate steps), assesses its injection signals and, for a document step, the
+// tamper signals of its image; each check in its own FraudAssessed.
 func (g *group) handleCapture(ctx context.Context, rec *processors.Record) ([]processors.Output, error) {
 	if rec.Value == nil {
 		return nil, nil
@@ -63,22 +64,37 @@ func (g *group) handleCapture(ctx context.Context, rec *processors.Record) ([]pr
 	if err != nil {
 		return nil, err
 	}
-	check, err := g.injectionCheck(ctx, c)
+	images, err := g.loadImages(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	env := schemas.Envelope{
-		EventID:    eventID(c.Envelope.SessionID, c.CaptureID, "injection"),
-		SessionID:  c.Envelope.SessionID,
-		TenantID:   c.Envelope.TenantID,
-		OccurredAt: c.Envelope.OccurredAt,
-		Producer:   Producer,
-	}
-	out, err := g.assessed(env, []schemas.Check{check})
+	near, err := g.perceptualEntries(c, images)
 	if err != nil {
 		return nil, err
 	}
-	return append(outs, out), nil
+	outs = append(outs, near...)
+	results := [][]string{{"injection"}}
+	checks := []schemas.Check{g.injectionCheck(c, images)}
+	if slices.Contains(TamperSteps(), c.Step) {
+		results = append(results, []string{"tamper"})
+		checks = append(checks, g.tamperCheck(c, images))
+	}
+	// One event per check: the injection check and the tamper check of a document step.
+	for i, check := range checks {
+		env := schemas.Envelope{
+			EventID:    eventID(c.Envelope.SessionID, append([]string{c.CaptureID}, results[i]...)...),
+			SessionID:  c.Envelope.SessionID,
+			TenantID:   c.Envelope.TenantID,
+			OccurredAt: c.Envelope.OccurredAt,
+			Producer:   Producer,
+		}
+		out, err := g.assessed(env, []schemas.Check{check})
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, out)
+	}
+	return outs, nil
 }
 
 // index returns the capture-index entries of the capture's blobs not yet sighted.
@@ -107,7 +123,7 @@ func (g *group) index(c *schemas.CaptureSubmitted) ([]processors.Output, error) 
 // skewed timestamp fails injection_suspected; otherwise image metadata that says the image
 // did not come from a camera (an editor's EXIF Software tag, a PNG, a JPEG without camera
 // make and model although the SDK says it came from the camera) warns not_from_camera.
-func (g *group) injectionCheck(ctx context.Context, c *schemas.CaptureSubmitted) (schemas.Check, error) {
+func (g *group) injectionCheck(c *schemas.CaptureSubmitted, images []capturedImage) schemas.Check {
 	client := map[string]string{}
 	for k, v := range c.Client {
 		client[strings.ToLower(k)] = strings.TrimSpace(v)
@@ -136,38 +152,24 @@ func (g *group) injectionCheck(ctx context.Context, c *schemas.CaptureSubmitted)
 	if len(suspected) > 0 {
 		check.Status, check.ReasonCode = schemas.CheckFail, ptr(ReasonInjectionSuspected)
 		check.Detail = ptr("client signals: " + strings.Join(suspected, ", "))
-		return check, nil
+		return check
 	}
-	origin, err := g.imageOrigin(ctx, c, client[SignalSource])
-	if err != nil {
-		return schemas.Check{}, err
-	}
-	if len(origin) > 0 {
+	if origin := imageOrigin(images, client[SignalSource]); len(origin) > 0 {
 		check.Status, check.ReasonCode = schemas.CheckWarn, ptr(ReasonNotFromCamera)
 		check.Detail = ptr("image metadata: " + strings.Join(origin, ", "))
 	}
-	return check, nil
+	return check
 }
 
-// imageOrigin returns the metadata findings of the capture's images (none without a blob
-// store, or when a blob is gone).
-func (g *group) imageOrigin(ctx context.Context, c *schemas.CaptureSubmitted, source string) ([]string, error) {
-	if g.blobs == nil {
-		return nil, nil
-	}
+// imageOrigin returns the metadata findings of the capture's images (none for an image
+// whose bytes are unavailable: no blob store, or the blob is gone).
+func imageOrigin(images []capturedImage, source string) []string {
 	var found []string
-	for _, b := range c.Blobs {
-		if b.Name != "image" {
+	for _, im := range images {
+		if im.data == nil {
 			continue
 		}
-		data, err := g.blobs.Get(ctx, b.URI)
-		switch {
-		case errors.Is(err, blob.ErrNotFound), errors.Is(err, blob.ErrTooLarge), errors.Is(err, blob.ErrInvalidKey):
-			continue
-		case err != nil:
-			return nil, fmt.Errorf("fraud: load image of capture %s: %w", c.CaptureID, err)
-		}
-		m := imagemeta.Read(data)
+		m := imagemeta.Read(im.data)
 		switch {
 		case m.Format == imagemeta.FormatPNG:
 			found = append(found, "png_image")
@@ -180,7 +182,7 @@ func (g *group) imageOrigin(ctx context.Context, c *schemas.CaptureSubmitted, so
 		}
 	}
 	slices.Sort(found)
-	return slices.Compact(found), nil
+	return slices.Compact(found)
 }
 
 func truthy(v string) bool {

@@ -153,8 +153,9 @@ func (g *group) recordCheck(name, sessionID string, res registry.RecordResult, e
 }
 
 // replayCheck fails when an image of the session was first seen in another session of the
-// tenant (the capture index).
-func (g *group) replayCheck(st *schemas.SessionState) schemas.Check {
+// tenant (the capture index), byte for byte, or, for the near-duplicate steps, as a
+// near-identical image (perceptual hash, nearReplays).
+func (g *group) replayCheck(ctx context.Context, st *schemas.SessionState) schemas.Check {
 	var hits []string
 	for _, c := range st.Captures {
 		if c.Step == stepNFC {
@@ -170,6 +171,7 @@ func (g *group) replayCheck(st *schemas.SessionState) schemas.Check {
 			}
 		}
 	}
+	hits = append(hits, g.nearReplays(ctx, st)...)
 	if len(hits) > 0 {
 		return newCheck(CheckReplayedCapture, schemas.CheckFail, ReasonReplayedCapture, strings.Join(hits, "; "))
 	}

@@ -12,8 +12,18 @@
 //     DocumentRead for every required document step), it emits one schemas.FraudAssessed with
 //     the session checks of SessionCheckNames: blocklist, tax / health-insurance /
 //     social-insurance registry cross-checks, id-number structure, dates and replayed
-//     captures. A snapshot that already holds those checks (snapshots repeat) yields nothing.
+//     captures; and the face checks of faces.go (duplicate face 1:N, face blocklist,
+//     presentation attack; in flows with a selfie they also wait for its liveness result).
+//     A snapshot that already holds those checks (snapshots repeat) yields nothing.
 //     A tombstone (erasure) removes the session's entries from the capture index.
+//
+// Face templates: the group embeds the selfie itself from the blob store and writes the
+// embedding to the compacted schemas.TopicFaceIndex (keyed by session id; biometric data
+// on an internal topic, so that every member can load the whole index, see FaceIndex).
+// The entry is written again with the outcome once the session is decided, and tombstoned
+// when the session is erased (state tombstone), its biometrics are erased (BiometricErasure
+// in the snapshot, consent withdrawal), or it expires or is cancelled undecided. The
+// ClickHouse sink copies verified entries into face_index for analysts.
 //
 // Why stateless and not a StatefulGroup: the cross-session state the checks read is keyed by
 // blocklist entry and by tenant|image hash, not by session, so it cannot live in a table
@@ -96,6 +106,7 @@ func SessionCheckNames() []string {
 	return []string{
 		CheckBlocklistID, CheckRegistryTax, CheckRegistryHealthInsurance, CheckRegistrySocialInsurance,
 		CheckIDStructure, CheckDates, CheckReplayedCapture,
+		CheckDuplicateFace, CheckBlocklistFace, CheckPresentationAttack, // faces.go
 	}
 }
 
@@ -103,12 +114,18 @@ func SessionCheckNames() []string {
 func InjectionCheckName(step string) string { return InjectionCheckPrefix + step }
 
 // Awaits returns the check names a decision policy should await for a flow whose required
-// steps are steps: every session check, and the injection check of each image step.
+// steps are steps: every session check, the injection check of each image step, and the
+// tamper check of each document step (TamperSteps).
 func Awaits(steps []string) []string {
 	out := SessionCheckNames()
 	for _, s := range steps {
 		if s != stepNFC {
 			out = append(out, InjectionCheckName(s))
+		}
+	}
+	for _, s := range steps {
+		if slices.Contains(TamperSteps(), s) {
+			out = append(out, TamperCheckName(s))
 		}
 	}
 	return out
@@ -251,10 +268,13 @@ func NewGroup(codec Codec, hashKey []byte, blocklist BlocklistIndex, sightings S
 	for _, o := range opts {
 		o(g)
 	}
+	if err := g.initFaces(); err != nil {
+		return processors.Group{}, err
+	}
 	return processors.Group{
 		Name:    GroupName,
 		Inputs:  []string{schemas.TopicCaptures, schemas.TopicSessionState},
-		Outputs: []string{schemas.TopicFraud, TopicCaptureIndex},
+		Outputs: []string{schemas.TopicFraud, TopicCaptureIndex, schemas.TopicFaceIndex},
 		Handler: g.handle,
 	}, nil
 }
@@ -273,6 +293,8 @@ type group struct {
 	skew            time.Duration
 	signals         []string
 	log             *slog.Logger
+	faces           faceConfig    // faces.go
+	img             imageSettings // imagechecks.go: tamper and near-duplicate settings
 }
 
 func (g *group) handle(ctx context.Context, rec *processors.Record) ([]processors.Output, error) {

@@ -108,6 +108,11 @@ func snapshot(sessionID, idNumber, name, dob, sex string) *schemas.SessionState 
 			{Step: "nfc", CaptureID: "cap_nfc", Status: schemas.CaptureAccepted},
 			img("selfie", strings.Repeat("c", 63)+sessionID[len(sessionID)-1:]),
 		},
+		Liveness: &schemas.LivenessAssessed{
+			Envelope:  schemas.Envelope{EventID: "evt_live_" + sessionID, SessionID: sessionID, TenantID: tenant, OccurredAt: created, Producer: "liveness"},
+			CaptureID: "cap_selfie_" + sessionID[4:10], Score: 0.97, Threshold: 0.5, Live: true,
+			Signals: map[string]float64{"model": 0.97, "replay": 0, "print": 0.02}, ModelVersion: "fr_liveness.onnx@afa783b7",
+		},
 		Chip: &schemas.ChipVerified{
 			Envelope:  schemas.Envelope{EventID: "evt_chip_cap_nfc", SessionID: sessionID, TenantID: tenant, OccurredAt: created, Producer: "chip"},
 			CaptureID: "cap_nfc", DocumentType: "chip_id_card",
@@ -222,6 +227,16 @@ func TestSessionChecksOnceWhenProcessingAndReady(t *testing.T) {
 	if fa := f.run(noChip); fa != nil {
 		t.Fatalf("assessed before the chip result: %+v", fa)
 	}
+	noLiveness := matchSnapshot(sid)
+	noLiveness.Liveness = nil
+	if fa := f.run(noLiveness); fa != nil {
+		t.Fatalf("assessed before the selfie's liveness result: %+v", fa)
+	}
+	oldLiveness := matchSnapshot(sid)
+	oldLiveness.Liveness.CaptureID = "cap_selfie_earlier"
+	if fa := f.run(oldLiveness); fa != nil {
+		t.Fatalf("assessed with the liveness result of an earlier selfie: %+v", fa)
+	}
 
 	fa := f.run(st)
 	if fa == nil || len(fa.Checks) != len(SessionCheckNames()) || !strings.HasPrefix(fa.Envelope.EventID, EventIDPrefix+sid+"_") ||
@@ -231,6 +246,10 @@ func TestSessionChecksOnceWhenProcessingAndReady(t *testing.T) {
 	for i, name := range SessionCheckNames() {
 		if fa.Checks[i].Name != name {
 			t.Fatalf("check %d is %s, want %s", i, fa.Checks[i].Name, name)
+		}
+		if name == CheckDuplicateFace || name == CheckBlocklistFace {
+			expect(t, fa.Checks[i], schemas.CheckSkipped, ReasonFaceChecksOff) // no WithFaces here
+			continue
 		}
 		expect(t, fa.Checks[i], schemas.CheckPass, "")
 	}
@@ -448,7 +467,9 @@ func (f *fixture) handleCapture(c *schemas.CaptureSubmitted) (schemas.Check, []p
 			if err := f.codec.Decode(schemas.TopicFraud, o.Value, &fa); err != nil || len(fa.Checks) != 1 {
 				f.t.Fatalf("fraud output: %+v %v", fa, err)
 			}
-			check = &fa.Checks[0]
+			if strings.HasPrefix(fa.Checks[0].Name, InjectionCheckPrefix) { // a document step also gets its tamper check
+				check = &fa.Checks[0]
+			}
 		}
 	}
 	if check == nil {

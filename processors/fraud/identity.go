@@ -90,10 +90,14 @@ func normalizeSex(s string) string {
 	return ""
 }
 
-// ready reports whether the snapshot holds the identity data the checks need: the chip's
-// result when the flow requires the nfc step, else a DocumentRead for every required
+// ready reports whether the snapshot holds the data the checks need: the liveness result of
+// the current selfie in flows with a selfie (livenessReady), and the identity data: the
+// chip's result when the flow requires the nfc step, else a DocumentRead for every required
 // document step. Flows without either need nothing more.
 func ready(st *schemas.SessionState) bool {
+	if !livenessReady(st) {
+		return false
+	}
 	for _, step := range st.Steps {
 		if step == stepNFC {
 			return st.Chip != nil

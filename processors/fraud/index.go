@@ -133,19 +133,23 @@ func (b *Blocklist) remove(entryID string) {
 
 // CaptureIndex is the capture index (TopicCaptureIndex) held in memory by a
 // processors.View: every member sees every tenant's sightings, and a restarted member
-// restores them from the compacted topic. Safe for concurrent use.
+// restores them from the compacted topic. Besides the SHA-256 sightings it holds the
+// perceptual hashes (PerceptualKey entries) in one phash.Set per tenant, searched linearly
+// by Near (see perceptual.go for the figures). Safe for concurrent use.
 type CaptureIndex struct {
 	view *processors.View
+	near *perceptualSets
 }
 
 // NewCaptureIndex creates the index view; opts are the runtime's client options. Run it
 // beside the group.
 func NewCaptureIndex(opts ...processors.Option) (*CaptureIndex, error) {
-	v, err := processors.NewView(TopicCaptureIndex, opts...)
+	near := newPerceptualSets()
+	v, err := processors.NewView(TopicCaptureIndex, append(opts, processors.WithOnUpdate(near.apply))...)
 	if err != nil {
 		return nil, fmt.Errorf("fraud: capture index: %w", err)
 	}
-	return &CaptureIndex{view: v}, nil
+	return &CaptureIndex{view: v, near: near}, nil
 }
 
 // Run consumes the index topic until ctx ends.

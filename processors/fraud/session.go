@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,15 +27,19 @@ func (g *group) handleSnapshot(ctx context.Context, rec *processors.Record) ([]p
 	if st.Envelope.SessionID != string(rec.Key) {
 		return nil, fmt.Errorf("fraud: snapshot at offset %d: key is not its session id", rec.Offset)
 	}
-	if st.Status != schemas.StatusProcessing || !ready(st) || assessed(st) {
-		return nil, nil
+	updates, err := g.faceIndexUpdates(ctx, st)
+	if err != nil {
+		return nil, err
 	}
-	checks, id, err := g.sessionChecks(ctx, st)
+	if st.Status != schemas.StatusProcessing || !ready(st) || assessed(st) {
+		return updates, nil
+	}
+	checks, id, entry, err := g.sessionChecks(ctx, st)
 	if err != nil {
 		return nil, err
 	}
 	if !changes(st.Checks, checks) {
-		return nil, nil
+		return updates, nil
 	}
 	env := schemas.Envelope{
 		EventID:    eventID(st.Envelope.SessionID, g.inputs(st, id)...),
@@ -47,16 +52,25 @@ func (g *group) handleSnapshot(ctx context.Context, rec *processors.Record) ([]p
 	if err != nil {
 		return nil, err
 	}
-	return []processors.Output{out}, nil
+	outs := append(updates, out)
+	if entry != nil {
+		o, err := g.faceIndexOutput(entry)
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, o)
+	}
+	return outs, nil
 }
 
-// sessionChecks computes the session checks of st, in SessionCheckNames order.
-func (g *group) sessionChecks(ctx context.Context, st *schemas.SessionState) ([]schemas.Check, identity, error) {
+// sessionChecks computes the session checks of st, in SessionCheckNames order, and the
+// face-index entry of its selfie (nil when the face checks did not embed one).
+func (g *group) sessionChecks(ctx context.Context, st *schemas.SessionState) ([]schemas.Check, identity, *schemas.FaceIndexEntry, error) {
 	if err := g.blocklist.WaitReady(ctx); err != nil {
-		return nil, identity{}, fmt.Errorf("fraud: blocklist: %w", err)
+		return nil, identity{}, nil, fmt.Errorf("fraud: blocklist: %w", err)
 	}
 	if err := g.sightings.WaitReady(ctx); err != nil {
-		return nil, identity{}, fmt.Errorf("fraud: capture index: %w", err)
+		return nil, identity{}, nil, fmt.Errorf("fraud: capture index: %w", err)
 	}
 	id := extractIdentity(st)
 	at := st.CreatedAt
@@ -65,20 +79,31 @@ func (g *group) sessionChecks(ctx context.Context, st *schemas.SessionState) ([]
 	}
 	reg, err := g.registryChecks(ctx, st.Envelope.SessionID, id)
 	if err != nil {
-		return nil, id, err
+		return nil, id, nil, err
+	}
+	faces, err := g.faceChecks(ctx, st, id)
+	if err != nil {
+		return nil, id, nil, err
 	}
 	checks := []schemas.Check{g.blocklistCheck(st.Envelope.TenantID, id)}
 	checks = append(checks, reg...)
-	checks = append(checks, idStructureCheck(id), datesCheck(id, at, g.minAge), g.replayCheck(st))
+	checks = append(checks, idStructureCheck(id), datesCheck(id, at, g.minAge), g.replayCheck(ctx, st))
+	checks = append(checks, faces.duplicate, faces.blocklist, presentationCheck(st))
 	for i := range checks {
 		checks[i].Source = Producer
 	}
-	return checks, id, nil
+	return checks, id, faces.entry, nil
 }
 
 // inputs lists what the session checks depend on, for the event id.
 func (g *group) inputs(st *schemas.SessionState, id identity) []string {
 	in := []string{st.Envelope.TenantID, id.idNumber, id.fullName, id.sex, date(id.dob), date(id.issue), id.rawExpiry, date(st.CreatedAt)}
+	if st.Liveness != nil {
+		in = append(in, "liveness/"+st.Liveness.Envelope.EventID)
+	}
+	if g.faces.enabled() {
+		in = append(in, "faces/"+g.faces.model+"/"+strconv.FormatFloat(g.faces.threshold, 'g', -1, 64))
+	}
 	for _, c := range st.Captures {
 		for _, b := range c.Blobs {
 			in = append(in, c.Step+"/"+b.Name+"/"+strings.ToLower(b.SHA256))
@@ -128,7 +153,8 @@ func eq[T comparable](a, b *T) bool {
 	return *a == *b
 }
 
-// forgetSession tombstones the capture-index entries of an erased session.
+// forgetSession tombstones the capture-index entries of an erased session, and its
+// face-index entry when the face checks are on (a tombstone for an absent key is harmless).
 func (g *group) forgetSession(ctx context.Context, sessionID string) ([]processors.Output, error) {
 	if err := g.sightings.WaitReady(ctx); err != nil {
 		return nil, fmt.Errorf("fraud: capture index: %w", err)
@@ -138,6 +164,9 @@ func (g *group) forgetSession(ctx context.Context, sessionID string) ([]processo
 	outs := make([]processors.Output, 0, len(keys))
 	for _, k := range keys {
 		outs = append(outs, processors.Output{Topic: TopicCaptureIndex, Key: []byte(k)})
+	}
+	if g.faces.enabled() {
+		outs = append(outs, processors.Output{Topic: schemas.TopicFaceIndex, Key: []byte(sessionID)})
 	}
 	return outs, nil
 }

@@ -1,10 +1,11 @@
 // Package clickhouse is the ClickHouse sink: it consumes the compacted session-state topic,
-// the consent topic and the webhook-attempt topic, and writes the analyst tables of API.md
-// section 3 (decisions, checks, consents, webhook_deliveries; face_index is created here and
-// written by the fraud work) through the runtime's BatchRunner, at least once and
+// the consent topic, the webhook-attempt topic and the fraud group's face-index topic, and
+// writes the analyst tables of API.md section 3 (decisions, checks, consents,
+// webhook_deliveries, and face_index: the faces of verified sessions) through the runtime's BatchRunner, at least once and
 // idempotently (ReplacingMergeTree keyed on the session, the check, the consent id or the
 // delivery attempt). A tombstone, or a snapshot carrying a biometric erasure (consent
-// withdrawal), marks the session's face_index rows deleted. It also owns the embedded,
+// withdrawal), or a tombstone of the session's face-index entry, marks the session's
+// face_index rows deleted. It also owns the embedded,
 // versioned migrations of those tables.
 // Writes use only the native protocol's PrepareBatch/Append/Send, the only insert path that
 // works on ClickHouse 18.16 as well as current ClickHouse.
@@ -16,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -82,7 +84,7 @@ type Sink struct {
 
 // Inputs are the topics the sink consumes.
 func Inputs() []string {
-	return []string{schemas.TopicSessionState, schemas.TopicConsents, schemas.TopicWebhookAttempts}
+	return []string{schemas.TopicSessionState, schemas.TopicConsents, schemas.TopicWebhookAttempts, schemas.TopicFaceIndex}
 }
 
 // New returns a sink writing through conn into tables created by Migrate. Returns an error
@@ -127,6 +129,7 @@ func (s *Sink) Skipped() int64 { return s.skipped.Load() }
 // batchRows is what one batch writes.
 type batchRows struct {
 	decisions, checks, consents, webhooks [][]any
+	faces                                 [][]any  // face_index rows of verified sessions
 	eraseBefore, eraseAfter               []string // session ids to erase before / after the inserts
 	faceErase                             []string // session ids whose biometrics were erased (consent withdrawal)
 }
@@ -151,6 +154,7 @@ func (s *Sink) Write(ctx context.Context, recs []*processors.Record) error {
 		{"checks", checkColumns, b.checks},
 		{"consents", consentColumns, b.consents},
 		{"webhook_deliveries", webhookColumns, b.webhooks},
+		{"face_index", faceColumns, b.faces},
 	} {
 		if err := s.insert(ctx, t.table, t.cols, t.rows); err != nil {
 			return err
@@ -173,6 +177,8 @@ func (s *Sink) collect(recs []*processors.Record) batchRows {
 	}
 	sessions := map[string]*last{}
 	var order []string
+	faces := map[string]*schemas.FaceIndexEntry{} // session → latest face-index entry (nil: tombstone)
+	var faceOrder []string
 	now := s.cfg.now()
 	for _, r := range recs {
 		switch r.Topic {
@@ -208,13 +214,36 @@ func (s *Sink) collect(recs []*processors.Record) batchRows {
 				continue
 			}
 			b.webhooks = append(b.webhooks, webhookRow(&a))
+		case schemas.TopicFaceIndex:
+			key := string(r.Key)
+			if _, seen := faces[key]; !seen {
+				faceOrder = append(faceOrder, key)
+			}
+			if r.Value == nil {
+				faces[key] = nil
+				continue
+			}
+			e := new(schemas.FaceIndexEntry)
+			if err := s.codec.Decode(r.Topic, r.Value, e); err != nil {
+				s.skip(r, err)
+				continue
+			}
+			faces[key] = e
 		default:
 			s.skip(r, errors.New("topic not consumed by the sink"))
 		}
 	}
+	for _, key := range faceOrder {
+		switch e := faces[key]; {
+		case e == nil:
+			b.faceErase = append(b.faceErase, key) // erased: after the inserts
+		case faceIndexed(e):
+			b.faces = append(b.faces, faceRow(e))
+		}
+	}
 	for _, key := range order {
 		l := sessions[key]
-		if l.st != nil && l.st.BiometricErasure != nil {
+		if l.st != nil && l.st.BiometricErasure != nil && !slices.Contains(b.faceErase, key) {
 			b.faceErase = append(b.faceErase, key)
 		}
 		switch {
