@@ -75,7 +75,7 @@ type Service struct {
 	edgeLn   net.Listener
 	edgeAddr string
 
-	faces      *face.Engine     // loaded once, for the groups that look at faces
+	faces      map[string]*face.Engine // per group that looks at faces (faceEngine)
 	ocrReader  *ocr.Reader      // the ocr group's Tesseract clients, closed after the groups stop
 	clickhouse *chserver.Server // the local ClickHouse dev starts
 	chAddr     string
@@ -282,7 +282,7 @@ func (s *Service) startGroup(name string, blobs blob.Store, flows flow.Set) erro
 		s.spawn("group decision", r.Run)
 	case "quality":
 		gate := quality.NewGate(quality.DefaultThresholds())
-		faces, err := s.faceEngine()
+		faces, err := s.faceEngine(name)
 		if err != nil {
 			return err
 		}
@@ -311,7 +311,7 @@ func (s *Service) startGroup(name string, blobs blob.Store, flows flow.Set) erro
 		}
 		s.spawn("group chip", r.Run)
 	case "liveness", "facematch":
-		faces, err := s.faceEngine()
+		faces, err := s.faceEngine(name)
 		if err != nil {
 			return err
 		}
@@ -384,23 +384,29 @@ func (s *Service) startSink(name string) error {
 	return nil
 }
 
-// faceEngine loads the face models of --models-dir once.
-func (s *Service) faceEngine() (*face.Engine, error) {
-	if s.faces != nil {
-		return s.faces, nil
+// faceEngine loads the face models of --models-dir for group, once. Each group gets its own
+// engine: an engine runs each network for one image at a time, so one engine shared by the
+// quality gate, OCR, liveness, face matching and fraud would queue the gate's real-time
+// answers behind the other groups' work. The models are small (about 9 MB together).
+func (s *Service) faceEngine(group string) (*face.Engine, error) {
+	if e, ok := s.faces[group]; ok {
+		return e, nil
 	}
 	e, err := face.Load(face.DefaultModels(s.cfg.ModelsDir))
 	if err != nil {
 		return nil, fmt.Errorf("face models (make deps fetches them): %w", err)
 	}
-	s.faces = e
+	if s.faces == nil {
+		s.faces = make(map[string]*face.Engine)
+	}
+	s.faces[group] = e
 	return e, nil
 }
 
 // startOCR starts the ocr group: Tesseract clients reading with the MRZ model of
 // --models-dir, and the face engine cropping the document's photo.
 func (s *Service) startOCR(blobs blob.Store, opts []processors.Option) error {
-	faces, err := s.faceEngine()
+	faces, err := s.faceEngine("ocr")
 	if err != nil {
 		return err
 	}
@@ -454,7 +460,7 @@ func (s *Service) startFraud(blobs blob.Store, opts []processors.Option) error {
 		return err
 	}
 	s.spawn("fraud capture index", sightings.Run)
-	faces, err := s.faceEngine()
+	faces, err := s.faceEngine("fraud")
 	if err != nil {
 		return err
 	}
@@ -705,8 +711,8 @@ func (s *Service) Close() {
 	if s.ocrReader != nil {
 		_ = s.ocrReader.Close()
 	}
-	if s.faces != nil {
-		s.faces.Close()
+	for _, e := range s.faces {
+		e.Close()
 	}
 	if s.broker != nil {
 		s.broker.Close()
