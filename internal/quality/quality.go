@@ -1,9 +1,10 @@
 // Package quality is the real-time capture quality gate in pure Go: it measures sharpness
-// (variance of the Laplacian), glare (large saturated regions), brightness (mean luma) and
-// minimum size, and says whether an image is good enough to go on to OCR and face work.
-// Card-quadrilateral framing and face checks (no_document, no_face, multiple_faces,
-// face_too_small) need the vision stack and come with it; this gate reports Framing "ok"
-// unless the image is smaller than the minimum size.
+// (variance of the Laplacian), glare (large saturated regions), brightness (mean luma),
+// minimum size and, for documents, framing: a card- or passport-page-shaped quadrilateral
+// wholly inside the frame at a usable size (straight image edges found with a Hough
+// transform, see locateDocument). It says whether an image is good enough to go on to OCR
+// and face work. Face checks (no_face, multiple_faces, face_too_small) need the face
+// detector and are made by the quality processor group.
 //
 // Every measure is taken on the luma plane of a copy area-averaged down to WorkingWidth
 // pixels wide (images narrower than that are measured as they are), so scores do not depend
@@ -16,17 +17,18 @@ import (
 
 // Version identifies the gate's algorithm and default thresholds; it is reported with every
 // assessment (QualityAssessed.gate_version) and changes whenever scores would change.
-const Version = "quality-go-1"
+const Version = "quality-go-2"
 
 // WorkingWidth is the width, in pixels, of the copy every measure is taken on.
 const WorkingWidth = 640
 
 // Reasons, from the public contract's list (API.md, document step).
 const (
-	ReasonBlurry    = "blurry"
-	ReasonGlare     = "glare"
-	ReasonTooDark   = "too_dark"
-	ReasonNotFramed = "not_framed"
+	ReasonBlurry     = "blurry"
+	ReasonGlare      = "glare"
+	ReasonTooDark    = "too_dark"
+	ReasonNotFramed  = "not_framed"
+	ReasonNoDocument = "no_document"
 )
 
 // Framing values.
@@ -65,6 +67,9 @@ type Thresholds struct {
 	MaxBrightness float64 // maximum mean luma 0..255; higher (over-exposed) → "glare"
 	MinWidth      int     // minimum size in pixels, in either orientation; smaller → "not_framed"
 	MinHeight     int
+	// MinDocumentArea is the smallest share of the frame a document's quadrilateral must
+	// cover; smaller (too far) → "not_framed". 0 turns the document framing check off.
+	MinDocumentArea float64
 }
 
 // DefaultThresholds returns thresholds tuned on generated card images (see the package's
@@ -83,15 +88,18 @@ type Thresholds struct {
 //   - MinBrightness 40, MaxBrightness 230: below 40 mean luma, text and facial detail sink
 //     into sensor noise; above 230 the image is washed out.
 //   - 640×480: below VGA the text of a card filling the frame is under ~8 px high.
+//   - MinDocumentArea 0.2: the card spans about half the width of a 4:3 frame (at 1600×1200,
+//     about 800 px, its labels about 13 px high); farther, OCR starts to lose the small print.
 func DefaultThresholds() Thresholds {
 	return Thresholds{
-		MinBlur:       100,
-		MinBlurSelfie: 25,
-		MaxGlare:      0.02,
-		MinBrightness: 40,
-		MaxBrightness: 230,
-		MinWidth:      640,
-		MinHeight:     480,
+		MinBlur:         100,
+		MinBlurSelfie:   25,
+		MaxGlare:        0.02,
+		MinBrightness:   40,
+		MaxBrightness:   230,
+		MinWidth:        640,
+		MinHeight:       480,
+		MinDocumentArea: 0.2,
 	}
 }
 
@@ -102,9 +110,14 @@ type Result struct {
 	Glare      float64  // fraction 0..1 of the image in large regions of luma ≥ 250
 	Brightness float64  // mean luma 0..255
 	Framing    string   // FramingOK | FramingNotFramed
-	Reasons    []string // empty (not nil) when Passed; in the order blurry, glare, too_dark, not_framed
+	Reasons    []string // empty (not nil) when Passed; in the order blurry, glare, too_dark, then not_framed or no_document
 	Width      int      // of the assessed image
 	Height     int
+	// Document is the document's outline found in a document capture, in image pixels (the
+	// whole frame when the picture is cropped to the document); zero when none was found or
+	// the framing check did not run. DocumentArea is its share of the frame, 0..1.
+	Document     Quad
+	DocumentArea float64
 }
 
 // Gate assesses images against fixed thresholds. It holds no mutable state and is safe for
@@ -122,9 +135,13 @@ func NewGate(t Thresholds) *Gate {
 func (g *Gate) Thresholds() Thresholds { return g.t }
 
 // Assess measures img and judges it against the gate's thresholds: a selfie's sharpness
-// against MinBlurSelfie, a document's against MinBlur; the other limits are shared. Face
-// framing is judged by the quality group with the face detector.
-// A nil or empty image fails with "not_framed". Assess never panics on a valid image.Image.
+// against MinBlurSelfie, a document's against MinBlur; the other limits are shared. A
+// document capture large enough to judge (and MinDocumentArea > 0) is also searched for the
+// document (locateDocument): none found → "no_document"; cut off by the frame's edge or
+// smaller than MinDocumentArea → "not_framed"; found whole, or the picture cropped to a
+// document's shape → framing ok. Face framing is judged by the quality group with the face
+// detector. A nil or empty image fails with "not_framed". Assess never panics on a valid
+// image.Image.
 func (g *Gate) Assess(img image.Image, kind Kind) Result {
 	res := Result{Framing: FramingOK, Reasons: []string{}}
 	if img == nil || img.Bounds().Empty() {
@@ -153,9 +170,21 @@ func (g *Gate) Assess(img image.Image, kind Kind) Result {
 	if res.Brightness < g.t.MinBrightness {
 		res.Reasons = append(res.Reasons, ReasonTooDark)
 	}
-	if !g.bigEnough(res.Width, res.Height) {
+	switch {
+	case !g.bigEnough(res.Width, res.Height):
 		res.Framing = FramingNotFramed
 		res.Reasons = append(res.Reasons, ReasonNotFramed)
+	case kind == Document && g.t.MinDocumentArea > 0:
+		d := locateDocument(p, res.Width, res.Height, g.t.MinDocumentArea)
+		res.Document, res.DocumentArea = d.quad, d.area
+		switch d.verdict {
+		case docNone:
+			res.Framing = FramingNotFramed
+			res.Reasons = append(res.Reasons, ReasonNoDocument)
+		case docCutOff, docTooFar:
+			res.Framing = FramingNotFramed
+			res.Reasons = append(res.Reasons, ReasonNotFramed)
+		}
 	}
 	res.Passed = len(res.Reasons) == 0
 	return res

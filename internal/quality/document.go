@@ -1,0 +1,389 @@
+package quality
+
+import "math"
+
+// Document shapes: width over height of an ID-1 card (85.60 × 53.98 mm) and of a TD3
+// passport data page (125 × 88 mm).
+const (
+	AspectID1      = 85.60 / 53.98
+	AspectPassport = 125.0 / 88
+)
+
+// Tolerances of the document search.
+const (
+	// minQuadAspect and maxQuadAspect bound the long-over-short side ratio of a document
+	// quadrilateral (mean of opposite sides): the passport's 1.42 and the card's 1.59, widened
+	// by about 12 % for perspective and for the detector's corner error.
+	minQuadAspect = 1.25
+	maxQuadAspect = 1.80
+	// cropTolerance is how far (relative) a picture's own aspect may be from a document's for
+	// the picture to be taken as already cropped to the document.
+	cropTolerance = 0.04
+	// minOppositeRatio is the shortest over the longest of two opposite sides: perspective
+	// up to about 35° of tilt.
+	minOppositeRatio = 0.6
+	// minSideSupport is the share of a visible side that must lie on image edges of its
+	// orientation; maxSideDeviation is that orientation tolerance in degrees.
+	minSideSupport   = 0.7
+	maxSideDeviation = 12
+	// minEndSupport is the share of each end of a side (the fifth of it next to a corner,
+	// inside the frame) that must lie on edges: the document's corners are seen.
+	minEndSupport = 0.5
+	// searchWidth is the largest width the search runs at: the working plane is halved until
+	// it is no wider.
+	searchWidth = 400
+	// strongGradient and minGradient are the smallest luma steps per pixel (at search width)
+	// that are edges in the search's first and second pass.
+	strongGradient = 24
+	minGradient    = 6
+	// maxLines is how many of the strongest straight lines are combined into quadrilaterals.
+	maxLines = 48
+)
+
+// Quad is a quadrilateral in image pixels, its corners in order around it.
+type Quad [4][2]float64
+
+// docVerdict is what the document search concluded.
+type docVerdict int
+
+const (
+	docNone    docVerdict = iota // no document-shaped quadrilateral, whole or cut off
+	docFramed                    // a whole document inside the frame, large enough
+	docCropped                   // the picture's own shape is a document's: already cropped to it
+	docCutOff                    // a document crossing the frame's edge
+	docTooFar                    // a whole document inside the frame, too small
+)
+
+// docFinding is the result of the document search.
+type docFinding struct {
+	verdict docVerdict
+	quad    Quad    // in image pixels; the whole frame when cropped; zero when none
+	area    float64 // the quad's share of the frame, 0..1
+}
+
+// quadCand is a quadrilateral made of two pairs of lines.
+type quadCand struct {
+	corners [4][2]float64 // plane coordinates
+	area    float64       // share of the frame
+	score   float64
+	inside  bool // every corner within the frame
+}
+
+// locateDocument searches the luma plane p of a w × h image for a document: a convex
+// quadrilateral of document shape (see minQuadAspect) whose four sides lie on straight
+// image edges. The verdict is:
+//   - docCropped when the picture's own aspect is a document's (within cropTolerance, either
+//     orientation) and no large enough document lies inside it: the capture was cropped to
+//     the document (as SDKs do), whose sides are then the frame's;
+//   - docFramed when a document lies wholly inside the frame and covers at least minArea of it;
+//   - docCutOff when a document quadrilateral has a corner outside the frame, or when two or
+//     three straight sides of a document-sized region meet the frame's border;
+//   - docTooFar when the only whole document covers less than minArea;
+//   - docNone otherwise.
+func locateDocument(p plane, w, h int, minArea float64) docFinding {
+	q := p
+	for q.w > searchWidth {
+		q = halve(q)
+	}
+	sx, sy := float64(w)/float64(q.w), float64(h)/float64(q.h)
+	toImage := func(c [4][2]float64) Quad {
+		var out Quad
+		for i, pt := range c {
+			out[i] = [2]float64{(pt[0] + 0.5) * sx, (pt[1] + 0.5) * sy}
+		}
+		return out
+	}
+
+	// Two passes: strong edges first, so that a striped or busy surface cannot crowd the
+	// document's sides out of the strongest lines; then every edge, for a document on a
+	// surface of nearly its own brightness.
+	var full, partial *quadCand
+	for _, grad := range []float32{strongGradient, minGradient} {
+		f, pc := searchQuads(q, grad)
+		if f != nil && f.inside && f.area >= minArea {
+			return docFinding{verdict: docFramed, quad: toImage(f.corners), area: f.area}
+		}
+		if full == nil || (f != nil && f.inside && !full.inside) {
+			full = f
+		}
+		if partial == nil {
+			partial = pc
+		}
+	}
+	if isDocumentAspect(float64(w) / float64(h)) {
+		whole := Quad{{0, 0}, {float64(w), 0}, {float64(w), float64(h)}, {0, float64(h)}}
+		return docFinding{verdict: docCropped, quad: whole, area: 1}
+	}
+	switch {
+	case full != nil && !full.inside:
+		return docFinding{verdict: docCutOff, quad: toImage(full.corners), area: full.area}
+	case partial != nil:
+		return docFinding{verdict: docCutOff, quad: toImage(partial.corners), area: partial.area}
+	case full != nil:
+		return docFinding{verdict: docTooFar, quad: toImage(full.corners), area: full.area}
+	}
+	return docFinding{verdict: docNone}
+}
+
+// isDocumentAspect reports whether a width-over-height ratio, in either orientation, is
+// within cropTolerance of a card's or a passport page's.
+func isDocumentAspect(r float64) bool {
+	if r < 1 {
+		r = 1 / r
+	}
+	for _, a := range []float64{AspectID1, AspectPassport} {
+		if math.Abs(r-a) <= cropTolerance*a {
+			return true
+		}
+	}
+	return false
+}
+
+// searchQuads finds the straight lines of q's edges of at least minGrad and returns the best whole document quadrilateral
+// (all four sides seen; preferring one wholly inside the frame, then the largest and best
+// supported) and the best cut-off one (one or two sides on the frame's border), each nil
+// when there is none.
+func searchQuads(q plane, minGrad float32) (full, partial *quadCand) {
+	e := findEdges(q, minGrad)
+	minDim := float64(min(q.w, q.h))
+	lines := houghLines(e, max(8, int(minDim/24)), maxLines)
+	for i := range lines {
+		lines[i].profile(e, maxSideDeviation)
+	}
+	fw, fh := float64(q.w-1), float64(q.h-1)
+	lines = append(lines,
+		line{deg: 0, c: 1, rho: 0, border: true}, line{deg: 0, c: 1, rho: fw, border: true},
+		line{deg: 90, s: 1, rho: 0, border: true}, line{deg: 90, s: 1, rho: fh, border: true})
+
+	type pair struct {
+		a, b *line
+		deg  int // mean orientation
+	}
+	minSep := minDim / 10
+	cx, cy := fw/2, fh/2
+	var pairs []pair
+	for i := range lines {
+		for j := i + 1; j < len(lines); j++ {
+			a, b := &lines[i], &lines[j]
+			if angleDiff(a.deg, b.deg) > 20 || distanceAtCentre(*a, *b, cx, cy) < minSep {
+				continue
+			}
+			pairs = append(pairs, pair{a, b, meanAngle(a.deg, b.deg)})
+		}
+	}
+	frame := float64(q.w * q.h)
+	var bestInside, bestOutside *quadCand
+	for i := range pairs {
+		for j := i + 1; j < len(pairs); j++ {
+			pa, pb := pairs[i], pairs[j]
+			if angleDiff(pa.deg, pb.deg) < 60 {
+				continue
+			}
+			sides := [4]*line{pa.a, pb.b, pa.b, pb.a} // side k runs from corner k to corner k+1
+			c, ok := quadCorners(sides, q.w, q.h)
+			if !ok {
+				continue
+			}
+			cand, whole := judgeQuad(c, sides, minDim, frame, fw, fh)
+			if cand == nil {
+				continue
+			}
+			switch {
+			case !whole:
+				if partial == nil || cand.score > partial.score {
+					partial = cand
+				}
+			case cand.inside:
+				if bestInside == nil || cand.score > bestInside.score {
+					bestInside = cand
+				}
+			default:
+				if bestOutside == nil || cand.score > bestOutside.score {
+					bestOutside = cand
+				}
+			}
+		}
+	}
+	if bestInside != nil {
+		return bestInside, partial
+	}
+	return bestOutside, partial
+}
+
+// quadCorners returns the corners of the quadrilateral whose side k lies on sides[k]
+// (corner k = sides[k-1] ∩ sides[k]), false when two adjacent sides are parallel, a corner
+// lies far outside the frame (beyond half its size) or the quadrilateral is not convex.
+func quadCorners(sides [4]*line, w, h int) ([4][2]float64, bool) {
+	var c [4][2]float64
+	for k := range 4 {
+		x, y, ok := intersect(sides[(k+3)%4], sides[k])
+		if !ok || x < -0.5*float64(w) || x > 1.5*float64(w) || y < -0.5*float64(h) || y > 1.5*float64(h) {
+			return c, false
+		}
+		c[k] = [2]float64{x, y}
+	}
+	sign := 0.0
+	for k := range 4 {
+		a, b, d := c[k], c[(k+1)%4], c[(k+2)%4]
+		cross := (b[0]-a[0])*(d[1]-b[1]) - (b[1]-a[1])*(d[0]-b[0])
+		if cross == 0 || (sign != 0 && (cross > 0) != (sign > 0)) {
+			return c, false
+		}
+		sign = cross
+	}
+	return c, true
+}
+
+// judgeQuad checks the quadrilateral c with sides on sides (frame width fw, height fh, both
+// as the last pixel's coordinate) and returns it scored, with whole true when no side lies
+// on the frame's border, or nil when it is not a document:
+//   - every side at least a tenth of the frame's shorter dimension, opposite sides within
+//     minOppositeRatio of each other;
+//   - a whole quadrilateral: long over short side within [minQuadAspect, maxQuadAspect];
+//     each side at least 30 % inside the frame with minSideSupport of that part on edges;
+//   - the ends of every seen side (next to the corners) at least minEndSupport on edges;
+//   - every seen side's supporting edges of one polarity, the same all round: the inside
+//     brighter than the outside on every side (a card on a darker surface), or darker on
+//     every side (text lines and the card's own frames mostly fail this);
+//   - a cut-off one (one or two border sides): a corner seen (two adjacent sides not on the
+//     border), its seen sides 60 % inside and 70 % supported, at least 8 % of the frame, and
+//     where both sides of a pair are seen, the other dimension at most maxQuadAspect times
+//     their distance.
+//
+// The score is the share of the frame covered times the mean support.
+func judgeQuad(c [4][2]float64, sides [4]*line, minDim, frame, fw, fh float64) (*quadCand, bool) {
+	var length [4]float64
+	borders := 0
+	for k := range 4 {
+		a, b := c[k], c[(k+1)%4]
+		length[k] = math.Hypot(b[0]-a[0], b[1]-a[1])
+		if length[k] < minDim/10 {
+			return nil, false
+		}
+		if sides[k].border {
+			borders++
+		}
+	}
+	if borders == 4 || borders > 2 {
+		return nil, false
+	}
+	if math.Min(length[0], length[2])/math.Max(length[0], length[2]) < minOppositeRatio ||
+		math.Min(length[1], length[3])/math.Max(length[1], length[3]) < minOppositeRatio {
+		return nil, false
+	}
+	da, db := (length[0]+length[2])/2, (length[1]+length[3])/2 // along pair a, along pair b
+	whole := borders == 0
+	area := shoelace(c) / frame
+	if whole {
+		if r := math.Max(da, db) / math.Min(da, db); r < minQuadAspect || r > maxQuadAspect {
+			return nil, false
+		}
+	} else {
+		if area < 0.08 {
+			return nil, false
+		}
+		// A corner of the document must be seen: two adjacent sides that are not borders
+		// (two parallel lines across the frame are as often a table's or a floor's).
+		corner := false
+		for k := range 4 {
+			corner = corner || (!sides[k].border && !sides[(k+1)%4].border)
+		}
+		if !corner {
+			return nil, false
+		}
+		// Sides 0 and 2 are one pair (their distance is db), sides 1 and 3 the other.
+		if !sides[0].border && !sides[2].border && da > maxQuadAspect*db {
+			return nil, false
+		}
+		if !sides[1].border && !sides[3].border && db > maxQuadAspect*da {
+			return nil, false
+		}
+	}
+	minIn, minSup := 0.3, minSideSupport
+	if !whole {
+		minIn, minSup = 0.6, 0.7
+	}
+	// The document is brighter (or darker) than its surroundings all round: on every seen
+	// side, the edges' luma must change the same way across it, inwards.
+	gx, gy := (c[0][0]+c[1][0]+c[2][0]+c[3][0])/4, (c[0][1]+c[1][1]+c[2][1]+c[3][1])/4
+	type sideHits struct{ in, brighter, darker int }
+	// Per side: the whole side, and its two ends (a quarter of the side at each corner).
+	var hs [4][3]sideHits
+	var totBright, totDark int
+	for k, l := range sides {
+		if l.border {
+			continue
+		}
+		a, b := c[k], c[(k+1)%4]
+		ta, tb := l.param(a[0], a[1]), l.param(b[0], b[1])
+		trim := 0.05 * (tb - ta)          // rounded corners
+		inward := gx*l.c+gy*l.s-l.rho > 0 // the inside lies along the normal
+		for j, span := range [3][2]float64{{ta + trim, tb - trim}, {ta + trim, ta + 5*trim}, {tb - 5*trim, tb - trim}} {
+			in, rise, fall := l.support(span[0], span[1])
+			if inward {
+				hs[k][j] = sideHits{in, rise, fall}
+			} else {
+				hs[k][j] = sideHits{in, fall, rise}
+			}
+		}
+		if total := math.Abs(tb-ta) * 0.9; hs[k][0].in == 0 || float64(hs[k][0].in) < minIn*total {
+			return nil, false
+		}
+		totBright += hs[k][0].brighter
+		totDark += hs[k][0].darker
+	}
+	share := func(h sideHits) float64 {
+		if totDark > totBright {
+			return float64(h.darker) / float64(h.in)
+		}
+		return float64(h.brighter) / float64(h.in)
+	}
+	var supSum float64
+	seen := 0
+	for k, l := range sides {
+		if l.border {
+			continue
+		}
+		sup := share(hs[k][0])
+		if sup < minSup {
+			return nil, false
+		}
+		// Each end seen in the frame must be on the edge too: a side stretched past the
+		// document's corner along some other line has a bare end.
+		for _, end := range hs[k][1:] {
+			if end.in > 0 && share(end) < minEndSupport {
+				return nil, false
+			}
+		}
+		supSum += sup
+		seen++
+	}
+	inside := true
+	for _, p := range c {
+		if p[0] < -1 || p[1] < -1 || p[0] > fw+1 || p[1] > fh+1 {
+			inside = false
+		}
+	}
+	return &quadCand{corners: c, area: area, score: area * supSum / float64(seen), inside: inside}, whole
+}
+
+// meanAngle returns the mean of two orientations (degrees modulo 180) that differ by at
+// most 90°.
+func meanAngle(a, b int) int {
+	if a-b > 90 {
+		b += 180
+	} else if b-a > 90 {
+		a += 180
+	}
+	return ((a + b) / 2) % 180
+}
+
+// shoelace returns the area of the polygon c.
+func shoelace(c [4][2]float64) float64 {
+	s := 0.0
+	for k := range 4 {
+		a, b := c[k], c[(k+1)%4]
+		s += a[0]*b[1] - b[0]*a[1]
+	}
+	return math.Abs(s) / 2
+}
