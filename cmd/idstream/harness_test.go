@@ -420,14 +420,10 @@ func (e *testEnv) vehicleFront(t testing.TB) []byte {
 	return e.document(t, img, image.Rectangle{})
 }
 
-// vehicleBack is the back of a vehicle registration card: there is no back layout, so any
-// sharp picture (the sample document).
+// vehicleBack is the back of the synthetic vehicle registration card of vehicleFront.
 func (e *testEnv) vehicleBack(t testing.TB) []byte {
 	t.Helper()
-	img, err := jpeg.Decode(bytes.NewReader(sharpImage(t, 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	img, _ := renderer(t).VehicleRegistrationBack(cardrender.SyntheticVehicle(1))
 	return e.document(t, img, image.Rectangle{})
 }
 

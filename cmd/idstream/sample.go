@@ -14,13 +14,15 @@ import (
 )
 
 // runSampleImage writes a synthetic document JPEG to stdout, for trying the API by hand
-// (README's curl session): a vehicle registration card, a chip ID card's front or back, or a
-// passport data page, rendered by internal/cardrender for a synthetic person or vehicle of
-// the given seed; or a plain text-like texture. None holds a real person's data.
+// (README's curl session): a vehicle registration card's front or back, the front or back of
+// a chip ID card, of a 12-digit ID card without chip or of a 9-digit ID card, or a passport
+// data page, rendered by internal/cardrender for a synthetic
+// person or vehicle of the given seed; or a plain text-like texture (which the quality gate
+// takes for a document only because its shape is a card's). None holds a real person's data.
 func runSampleImage(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("sample-image", flag.ContinueOnError)
 	seed := fs.Uint64("seed", 1, "picks the synthetic person or vehicle, so that two images differ")
-	kind := fs.String("kind", "vehicle-front", "vehicle-front, id-front, id-back, passport or texture")
+	kind := fs.String("kind", "vehicle-front", "vehicle-front, vehicle-back, id-front, id-back (chip ID card), id12-front, id12-back (12-digit card without chip), id9-front, id9-back (9-digit card), passport or texture")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -48,12 +50,22 @@ func sampleCard(kind string, seed uint64) ([]byte, error) {
 	switch kind {
 	case "vehicle-front":
 		img, _ = r.VehicleRegistration(cardrender.SyntheticVehicle(seed))
+	case "vehicle-back":
+		img, _ = r.VehicleRegistrationBack(cardrender.SyntheticVehicle(seed))
 	case "id-front":
 		img, _ = r.ChipIDFront(cardrender.SyntheticPerson(seed))
 	case "id-back":
 		img, _ = r.ChipIDBack(cardrender.SyntheticPerson(seed))
 	case "passport":
 		img, _ = r.Passport(cardrender.SyntheticPerson(seed))
+	case "id12-front":
+		img, _ = r.IDCardFront(cardrender.SyntheticIDCardPerson(seed))
+	case "id12-back":
+		img, _ = r.IDCardBack(cardrender.SyntheticIDCardPerson(seed))
+	case "id9-front":
+		img, _ = r.LegacyIDFront(cardrender.SyntheticLegacyPerson(seed))
+	case "id9-back":
+		img, _ = r.LegacyIDBack(cardrender.SyntheticLegacyPerson(seed))
 	default:
 		return nil, fmt.Errorf("%w: unknown --kind %q", errUsage, kind)
 	}

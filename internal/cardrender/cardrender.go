@@ -1,7 +1,8 @@
 // Package cardrender renders synthetic identity documents for tests: the front and back of the
 // Vietnamese 12-digit chip citizen identity card ("CĂN CƯỚC CÔNG DÂN", with the TD1 machine
-// readable zone on the back), a passport data page with a TD3 zone, and a vehicle registration
-// card. Text is drawn with real fonts (DejaVu Sans for the visual zone, OCR-B for the MRZ)
+// readable zone on the back), of the 12-digit card without chip of 2016–2020 and of the 9-digit
+// identity card ("GIẤY CHỨNG MINH NHÂN DÂN"; neither has a zone), a passport data page with a
+// TD3 zone, and a vehicle registration card. Text is drawn with real fonts (DejaVu Sans for the visual zone, OCR-B for the MRZ)
 // through golang.org/x/image/font/opentype, so OCR tests exercise real glyphs. Degrade turns a
 // render into a photo-like picture (rotation, perspective, blur, noise, JPEG), deterministic
 // from a seed. Every render returns its ground truth under the canonical field names the OCR

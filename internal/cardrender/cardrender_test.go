@@ -107,3 +107,58 @@ func TestDegradeIsDeterministic(t *testing.T) {
 		t.Fatal("different seeds, same picture")
 	}
 }
+
+func TestRendersCardsWithoutChip(t *testing.T) {
+	r := newRenderer(t)
+	for seed := uint64(0); seed < 3; seed++ {
+		p := SyntheticIDCardPerson(seed)
+		lp := SyntheticLegacyPerson(seed)
+		renders := map[string]func() (image.Image, Truth){
+			"id12-front":   func() (image.Image, Truth) { return r.IDCardFront(p) },
+			"id12-back":    func() (image.Image, Truth) { return r.IDCardBack(p) },
+			"legacy-front": func() (image.Image, Truth) { return r.LegacyIDFront(lp) },
+			"legacy-back":  func() (image.Image, Truth) { return r.LegacyIDBack(lp) },
+		}
+		for name, render := range renders {
+			img, truth := render()
+			if img.Bounds().Dx() != CardWidth || img.Bounds().Dy() != CardHeight {
+				t.Fatalf("%s: size %v", name, img.Bounds())
+			}
+			if truth.MRZ != nil || len(truth.Fields) == 0 {
+				t.Fatalf("%s: truth %+v", name, truth)
+			}
+			for k, v := range truth.Fields {
+				if v == "" {
+					t.Fatalf("%s: empty truth field %s", name, k)
+				}
+			}
+			if seed == 0 {
+				dump(t, name, img)
+				deg, err := Degrade(img, MildDegradation(3), 3)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dump(t, name+"-degraded", deg)
+			}
+		}
+	}
+}
+
+func TestSyntheticCardsWithoutChipAreConsistent(t *testing.T) {
+	for seed := uint64(0); seed < 200; seed++ {
+		lp := SyntheticLegacyPerson(seed)
+		if len(lp.IDNumber) != 9 || strings.Trim(lp.IDNumber, "0123456789") != "" {
+			t.Fatalf("seed %d: 9-digit number %q", seed, lp.IDNumber)
+		}
+		if lp.IssueDate.Before(lp.DateOfBirth.AddDate(14, 0, 0)) || !strings.HasPrefix(lp.IssuingAuthority, "CÔNG AN ") {
+			t.Fatalf("seed %d: issue %v for birth %v, authority %q", seed, lp.IssueDate, lp.DateOfBirth, lp.IssuingAuthority)
+		}
+		p := SyntheticIDCardPerson(seed)
+		if y := p.IssueDate.Year(); y < 2016 || y > 2020 || !p.ExpiryDate.After(p.IssueDate) {
+			t.Fatalf("seed %d: issued %v expires %v", seed, p.IssueDate, p.ExpiryDate)
+		}
+		if !reflect.DeepEqual(lp, SyntheticLegacyPerson(seed)) || !reflect.DeepEqual(p, SyntheticIDCardPerson(seed)) {
+			t.Fatal("not deterministic")
+		}
+	}
+}

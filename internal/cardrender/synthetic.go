@@ -40,7 +40,9 @@ type Vehicle struct {
 
 // Truth is the ground truth of a render: the values under the canonical field names the
 // OCR reports (id_number, full_name, date_of_birth as YYYY-MM-DD, sex as M/F, nationality as
-// VNM, place_of_origin, place_of_residence, issue_date, expiry_date; vehicle cards: owner,
+// VNM, place_of_origin, place_of_residence, issue_date, expiry_date; on the backs of the cards
+// without chip also identifying_marks, and on the 9-digit card's ethnicity, religion and
+// issuing_authority; vehicle cards: owner,
 // address, brand, model, engine_number, chassis_number, color, plate, registration_date), and
 // the MRZ lines when the render has a zone.
 type Truth struct {
@@ -99,13 +101,7 @@ func SyntheticPerson(seed uint64) Person {
 	}
 	id := fmt.Sprintf("%s%d%02d%06d", origin.code, century, birth.Year()%100, rng.IntN(1_000_000))
 	issue := time.Date(2021+rng.IntN(4), time.Month(1+rng.IntN(12)), 1+rng.IntN(28), 0, 0, 0, 0, time.UTC)
-	expiry := time.Date(2060, birth.Month(), birth.Day(), 0, 0, 0, 0, time.UTC)
-	for _, age := range []int{25, 40, 60} {
-		if at := birth.AddDate(age, 0, 0); at.After(issue.AddDate(2, 0, 0)) {
-			expiry = at
-			break
-		}
-	}
+	expiry := expiryFor(birth, issue)
 	return Person{
 		IDNumber:         id,
 		FullName:         name,

@@ -37,6 +37,19 @@ type Flow struct {
 	Steps         []string // required, in order
 	OptionalSteps []string // may be captured, never required
 	DocumentType  string   // reported as extracted.document_type
+	// DocumentTypes lists the document types, as the ocr group recognises them, that the
+	// flow accepts on its document steps; empty means DocumentType alone.
+	DocumentTypes []string
+}
+
+// AcceptsDocumentType reports whether a document recognised as docType is one the flow
+// takes (see DocumentTypes). Judging it is the decision's job: the ocr group reports the type
+// it recognises without knowing the flow.
+func (f Flow) AcceptsDocumentType(docType string) bool {
+	if len(f.DocumentTypes) == 0 {
+		return docType == f.DocumentType
+	}
+	return slices.Contains(f.DocumentTypes, docType)
 }
 
 // Allows reports whether step is a required or an optional step of the flow.
@@ -80,6 +93,7 @@ func (f Flow) Validate() error {
 func (f Flow) clone() Flow {
 	f.Steps = slices.Clone(f.Steps)
 	f.OptionalSteps = slices.Clone(f.OptionalSteps)
+	f.DocumentTypes = slices.Clone(f.DocumentTypes)
 	return f
 }
 
@@ -126,11 +140,18 @@ func (s Set) Names() []string {
 
 // Default returns the default flows of DESIGN.md: id_card, chip_id_card, passport (nfc
 // optional), nfc_only and vehicle_registration. Each flow's document type is its name.
+//
+// Accepted document types (DocumentTypes; the names are the ocr group's): id_card takes the
+// cards read optically, the 9-digit card (legacy_id_card), the 12-digit card without chip
+// (id_card) and also the 12-digit chip card (chip_id_card) — a chip card is the same citizen
+// ID, and the flow simply does not read its chip; chip_id_card takes only the chip card, whose
+// chip it reads; passport, vehicle_registration and nfc_only take their own type only.
 func Default() Set {
 	return Set{flows: map[string]Flow{
 		"id_card": {
 			Name: "id_card", DocumentType: "id_card",
-			Steps: []string{StepDocumentFront, StepDocumentBack, StepSelfie},
+			DocumentTypes: []string{"legacy_id_card", "id_card", "chip_id_card"},
+			Steps:         []string{StepDocumentFront, StepDocumentBack, StepSelfie},
 		},
 		"chip_id_card": {
 			Name: "chip_id_card", DocumentType: "chip_id_card",

@@ -140,3 +140,41 @@ func TestNewSet(t *testing.T) {
 		t.Fatal("zero Set is not empty")
 	}
 }
+
+func TestAcceptedDocumentTypes(t *testing.T) {
+	s := Default()
+	for _, c := range []struct {
+		flow, docType string
+		want          bool
+	}{
+		{"id_card", "legacy_id_card", true},
+		{"id_card", "id_card", true},
+		{"id_card", "chip_id_card", true},
+		{"id_card", "passport", false},
+		{"id_card", "vehicle_registration", false},
+		{"chip_id_card", "chip_id_card", true},
+		{"chip_id_card", "id_card", false},
+		{"chip_id_card", "legacy_id_card", false},
+		{"passport", "passport", true},
+		{"passport", "chip_id_card", false},
+		{"vehicle_registration", "vehicle_registration", true},
+		{"vehicle_registration", "unknown", false},
+	} {
+		f, _ := s.Get(c.flow)
+		if got := f.AcceptsDocumentType(c.docType); got != c.want {
+			t.Errorf("%s accepts %s = %v, want %v", c.flow, c.docType, got, c.want)
+		}
+	}
+	parsed, err := Parse([]byte("flows:\n  id_card:\n    steps: [document_front, document_back, selfie]\n    document_types: [id_card]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := parsed.Get("id_card")
+	if f.AcceptsDocumentType("legacy_id_card") || !f.AcceptsDocumentType("id_card") {
+		t.Errorf("configured document_types not applied: %+v", f)
+	}
+	f.DocumentTypes[0] = "mutated"
+	if g, _ := parsed.Get("id_card"); g.DocumentTypes[0] != "id_card" {
+		t.Error("mutating a returned flow's document types changed the set")
+	}
+}

@@ -15,6 +15,7 @@ type fileFlow struct {
 	Steps         []string `yaml:"steps"`
 	OptionalSteps []string `yaml:"optional_steps"`
 	DocumentType  string   `yaml:"document_type"`
+	DocumentTypes []string `yaml:"document_types"`
 }
 
 type file struct {
@@ -30,6 +31,7 @@ type file struct {
 //	    steps: [document_front, document_back, selfie]
 //	    optional_steps: [nfc]        # optional
 //	    document_type: id_card       # optional, defaults to the flow name
+//	    document_types: [legacy_id_card, id_card]  # optional: accepted types, default [document_type]
 //
 // Parse returns an error wrapping ErrInvalidFlow when a flow is invalid (see Flow.Validate),
 // and an error when the YAML is malformed or has unknown keys. Empty input yields Default().
@@ -42,7 +44,7 @@ func Parse(data []byte) (Set, error) {
 	}
 	m := maps.Clone(Default().flows)
 	for name, ff := range f.Flows {
-		fl := Flow{Name: name, Steps: ff.Steps, OptionalSteps: ff.OptionalSteps, DocumentType: ff.DocumentType}
+		fl := Flow{Name: name, Steps: ff.Steps, OptionalSteps: ff.OptionalSteps, DocumentType: ff.DocumentType, DocumentTypes: ff.DocumentTypes}
 		if fl.DocumentType == "" {
 			fl.DocumentType = name
 		}

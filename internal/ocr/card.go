@@ -12,13 +12,15 @@ type FieldKind int
 
 // Field kinds.
 const (
-	KindText        FieldKind = iota // Vietnamese text: NFC, single spaces
-	KindUpperText                    // Vietnamese text in capitals (names)
-	KindIDNumber                     // 12-digit citizen identity number
-	KindDate                         // printed DD/MM/YYYY, reported YYYY-MM-DD
-	KindSex                          // Nam / Nữ, reported M / F
-	KindNationality                  // "Việt Nam" reported VNM, anything else as read
-	KindCode                         // upper-case letters, digits, '-' and '.' (plates, engine numbers)
+	KindText           FieldKind = iota // Vietnamese text: NFC, single spaces
+	KindUpperText                       // Vietnamese text in capitals (names)
+	KindIDNumber                        // 12-digit citizen identity number
+	KindDate                            // printed DD/MM/YYYY, reported YYYY-MM-DD
+	KindSex                             // Nam / Nữ, reported M / F
+	KindNationality                     // "Việt Nam" reported VNM, anything else as read
+	KindCode                            // upper-case letters, digits, '-' and '.' (plates, engine numbers)
+	KindLegacyIDNumber                  // 9-digit identity number of the legacy card (CMND)
+	KindLongDate                        // written "Ngày DD tháng MM năm YYYY", reported YYYY-MM-DD
 )
 
 // Region is where a field's value sits on a layout, in the layout's pixel coordinates.
@@ -38,7 +40,8 @@ type Layout struct {
 
 // Field is one value read from a document. Value is normalised as its kind says; Raw is what
 // Tesseract returned. Valid is false when the value fails its kind's validation (an ID that
-// is not 12 digits, an impossible date, an unknown sex): such a value should not be trusted
+// is not 12 digits, or 9 for the legacy card, an impossible date, an unknown sex): such a
+// value should not be trusted
 // whatever its Confidence.
 type Field struct {
 	Name       string
@@ -101,7 +104,7 @@ func (r *Reader) ReadCard(img image.Image, layout Layout) ([]Field, error) {
 	for _, reg := range layout.Regions {
 		e := engineText
 		switch reg.Kind {
-		case KindIDNumber, KindDate:
+		case KindIDNumber, KindLegacyIDNumber, KindDate:
 			e = engineDigits
 		case KindCode:
 			e = engineCode

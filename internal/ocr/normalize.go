@@ -59,8 +59,13 @@ func normalizeField(k FieldKind, raw string) (string, bool) {
 	case KindIDNumber:
 		d := digitsOf(s)
 		return d, len(d) == 12
+	case KindLegacyIDNumber:
+		d := digitsOf(s)
+		return d, len(d) == 9
 	case KindDate:
 		return NormalizeDate(s)
+	case KindLongDate:
+		return NormalizeLongDate(s)
 	case KindSex:
 		switch f := strings.ReplaceAll(foldVietnamese(s), " ", ""); {
 		case f == "NAM" || f == "M" || strings.HasPrefix(f, "NAM"):
@@ -101,6 +106,22 @@ func NormalizeDate(s string) (string, bool) {
 	t, err := time.Parse("02012006", d)
 	if err != nil {
 		return d, false
+	}
+	return t.Format(time.DateOnly), true
+}
+
+// NormalizeLongDate reads a date written out as on the back of the 9-digit card, "Ngày 15
+// tháng 03 năm 2012" (the words may be misread: only the three groups of digits count, day,
+// month and year in that order), and returns it as YYYY-MM-DD; ok is false, with the
+// normalised text, when the groups do not make a calendar date.
+func NormalizeLongDate(s string) (string, bool) {
+	groups := strings.FieldsFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+	if len(groups) != 3 || len(groups[0]) > 2 || len(groups[1]) > 2 || len(groups[2]) != 4 {
+		return s, false
+	}
+	t, err := time.Parse("2-1-2006", strings.Join(groups, "-"))
+	if err != nil {
+		return s, false
 	}
 	return t.Format(time.DateOnly), true
 }

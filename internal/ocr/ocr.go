@@ -1,7 +1,8 @@
 // Package ocr reads identity documents with Tesseract (through gosseract): the ICAO machine
 // readable zone of cards and passports, validated by its check digits, and the printed fields
-// of the Vietnamese chip ID card and the vehicle registration card, with per-field confidence
-// and Vietnamese text normalisation.
+// of the Vietnamese identity cards (the 12-digit chip card, the 12-digit card without chip and
+// the 9-digit card) and of the vehicle registration card, with per-field confidence and
+// Vietnamese text normalisation.
 //
 // A Reader holds pools of Tesseract clients, one pool per engine configuration (Vietnamese
 // text, digits, codes, MRZ); a gosseract client is not safe for concurrent use, so each call
@@ -52,7 +53,7 @@ type engine int
 
 const (
 	engineText   engine = iota // TextLanguage, no whitelist
-	engineDigits               // CodeLanguage, digits and '/'
+	engineDigits               // CodeLanguage, digits, '/' and '-'
 	engineCode                 // CodeLanguage, upper-case letters, digits, '-' and '.'
 	engineMRZ                  // MRZ model, MRZ alphabet
 	engineCount
@@ -60,7 +61,7 @@ const (
 
 const (
 	mrzAlphabet  = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<"
-	digitsChars  = "0123456789/"
+	digitsChars  = "0123456789/-"
 	codeAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-."
 )
 

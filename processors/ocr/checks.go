@@ -69,17 +69,27 @@ func (g *group) checks(qa *schemas.QualityAssessed, side string, r *reading) []s
 
 	fieldsCheck := g.fieldsCheck(qa, side, r)
 
-	typeCheck := g.check(qa, CheckType, schemas.CheckPass, "", "document type: "+r.docType)
-	if r.docType == TypeUnknown {
-		typeCheck = g.check(qa, CheckType, schemas.CheckWarn, ReasonTypeUnknown, "The document type could not be recognised.")
+	return []schemas.Check{mrzCheck, fieldsCheck, g.typeCheck(qa, side, r)}
+}
+
+// typeCheck reports the document type: pass when known and shown on the side the step
+// expects; warn side_mismatch when the content shows another side (a back sent as the front);
+// warn document_type_unknown when the type was not recognised.
+func (g *group) typeCheck(qa *schemas.QualityAssessed, side string, r *reading) schemas.Check {
+	switch {
+	case r.det.Type == TypeUnknown:
+		return g.check(qa, CheckType, schemas.CheckWarn, ReasonTypeUnknown, "The document type could not be recognised.")
+	case r.det.Side != "" && r.det.Side != side:
+		return g.check(qa, CheckType, schemas.CheckWarn, ReasonSideMismatch,
+			fmt.Sprintf("document type: %s; the image shows the %s, not the %s.", r.det.Type, r.det.Side, side))
 	}
-	return []schemas.Check{mrzCheck, fieldsCheck, typeCheck}
+	return g.check(qa, CheckType, schemas.CheckPass, "", "document type: "+r.det.Type)
 }
 
 // fieldsCheck judges the required fields of the side (see RequiredFields).
 func (g *group) fieldsCheck(qa *schemas.QualityAssessed, side string, r *reading) schemas.Check {
-	required := RequiredFields(r.docType, side)
-	if len(required) == 0 {
+	required := RequiredFields(r.det.Type, r.side(side))
+	if r.layout == "" || len(required) == 0 {
 		return g.check(qa, CheckFields, schemas.CheckSkipped, ReasonNoLayout, "No printed layout is known for this side.")
 	}
 	var valid int

@@ -1,7 +1,9 @@
 // Package ocr is the document reading processor group "ocr": for every passed quality
 // assessment of a document step on schemas.TopicQuality (document_front, document_back,
-// passport) it loads the image from the blob store, validates it (internal/imagecheck), reads
-// the machine readable zone and the printed fields with internal/ocr, crops the document's
+// passport) it loads the image from the blob store, validates it (internal/imagecheck),
+// recognises the document type and side (DetectType: 9-digit ID card, 12-digit ID card,
+// 12-digit chip ID card, passport, vehicle registration), reads the machine readable zone
+// and the printed fields of the type's layout with internal/ocr, crops the document's
 // face photo into the blob store, and emits one schemas.DocumentRead to
 // schemas.TopicDocuments, keyed by session id.
 //
@@ -53,10 +55,17 @@ const (
 	SidePassport = "passport"
 )
 
-// Document types reported in DocumentRead.DocumentType.
+// Document types reported in DocumentRead.DocumentType (see DetectType for how they are
+// told apart).
 const (
-	TypeChipIDCard          = "chip_id_card"
-	TypeIDCard              = "id_card"
+	// TypeChipIDCard is the 12-digit citizen identity card with chip (2021 on; TD1 zone on
+	// the back).
+	TypeChipIDCard = "chip_id_card"
+	// TypeIDCard is the 12-digit citizen identity card without chip (2016–2020, no zone), or
+	// another ID card whose back carries a TD1 or TD2 zone.
+	TypeIDCard = "id_card"
+	// TypeLegacyIDCard is the 9-digit identity card ("GIẤY CHỨNG MINH NHÂN DÂN", CMND).
+	TypeLegacyIDCard        = "legacy_id_card"
 	TypePassport            = "passport"
 	TypeVehicleRegistration = "vehicle_registration"
 	TypeUnknown             = "unknown"
@@ -166,15 +175,22 @@ func WithLogger(l *slog.Logger) Option {
 //     SHA-256, or an image imagecheck refuses. Never an error, so a bad image cannot loop;
 //   - otherwise reads the side and emits its DocumentRead.
 //
-// What is read, by step:
-//   - document_front: the chip ID card front layout (ocr.ChipIDFront). When its ID number is
-//     not a valid 12-digit number, the vehicle registration layout is tried and taken when
-//     its plate or its chassis number and registration date look right (see
-//     looksLikeVehicle); otherwise the chip ID read is kept with type unknown.
-//     DocumentType chip_id_card, vehicle_registration or unknown;
-//   - document_back: the MRZ (ocr.ReadMRZ) and the back's issue date (ocr.ChipIDBack).
-//     DocumentType from the MRZ: chip_id_card for a Vietnamese TD1 whose optional data is a
-//     12-digit ID number, id_card for another TD1/TD2, passport for a TD3; unknown without one;
+// What is read, by step (the type is decided by DetectType; see there for the rules):
+//   - document_front: the title band (ocr.TitleProbe) tells the 9-digit card, the 12-digit
+//     card without chip, the chip card, the vehicle registration and a passport page apart,
+//     and the layout of that type and of the side the content shows is read (ocr.ChipIDFront,
+//     ocr.IDCardFront, ocr.LegacyIDFront, ocr.VehicleRegistration, PassportLayout). When the
+//     title is not recognised, the number decides: the chip ID layout is taken
+//     (chip_id_card) when its ID number is 12 digits, else the vehicle layout when its plate
+//     or its chassis number and registration date look right (see looksLikeVehicle), else
+//     the 9-digit layout when its number is 9 digits (legacy_id_card); otherwise the chip ID
+//     read is kept with type unknown;
+//   - document_back: the MRZ (ocr.ReadMRZ). A Vietnamese TD1 whose optional data is a
+//     12-digit ID number is the chip card's back (chip_id_card, ocr.ChipIDBack). Otherwise
+//     the title band decides: the 12-digit card's back without chip (id_card, ocr.IDCardBack),
+//     the 9-digit card's back (legacy_id_card, ocr.LegacyIDBack), or a front sent as the back.
+//     Another TD1/TD2 without a recognised title is an id_card with no printed layout;
+//     nothing recognised is unknown;
 //   - passport: the MRZ and the printed data page (PassportLayout), the passport number
 //     fixed to its form (a letter, seven digits) through O/0-like confusions. DocumentType
 //     passport.
@@ -198,7 +214,11 @@ func WithLogger(l *slog.Logger) Option {
 //     required fields read valid; Threshold: the minimum confidence. Detail names the
 //     missing fields (names only);
 //   - document.type.<step>: pass with Detail "document type: <type>" when the type is
-//     known; warn document_type_unknown otherwise.
+//     known and the content shows the step's side; warn side_mismatch when it shows another
+//     side (a back sent as the front: the layout of the side shown is read, and
+//     document.fields judges that side); warn document_type_unknown when the type is not
+//     known. Whether the type is one the session's flow accepts is for the decision to judge
+//     (internal/flow's Flow.AcceptsDocumentType).
 //
 // For an unreadable image every check of the side fails with reason unreadable (the MRZ
 // check of a front is skipped), Fields is empty and DocumentType is unknown (passport on the

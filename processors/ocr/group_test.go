@@ -48,6 +48,8 @@ var capturedAt = time.Date(2026, 11, 22, 10, 0, 0, 123_000_000, time.UTC)
 // Photo boxes of the cardrender templates (cardrender draws a grey silhouette there).
 var (
 	cardPhotoBox     = image.Rect(50, 230, 300, 560)
+	idCardPhotoBox   = image.Rect(50, 215, 300, 545)
+	legacyPhotoBox   = image.Rect(55, 235, 285, 540)
 	passportPhotoBox = image.Rect(50, 160, 350, 560)
 )
 
@@ -199,32 +201,67 @@ func deref(s *string) string {
 // (measured on these seeds: see the log line "printed fields").
 var fieldFloors = map[string]float64{"clean": 0.98, "degraded": 0.90}
 
+// withoutChipFieldFloors are the floors of TestReadsRenderedCardsWithoutChip. Lower than
+// fieldFloors on clean cards: its seeds often draw the identifying mark "Sẹo chấm ...", whose
+// "Sẹo" Tesseract's vie model reads "Seo" (the dot below lost) on most renders; measured 75/80
+// clean and 78/80 degraded at 4 cards per side, every miss that word (internal/ocr's larger accuracy test measures
+// 99.2 % on both).
+var withoutChipFieldFloors = map[string]float64{"clean": 0.92, "degraded": 0.90}
+
 // cardsPerSide is the number of cards rendered per side and variant.
 const cardsPerSide = 4
 
+// renderedSide is one document side the processor tests render and read.
+type renderedSide struct {
+	step, side, docType string
+	photo               image.Rectangle // empty: no face on this side
+	render              func(seed uint64) (image.Image, cardrender.Truth)
+}
+
+// personSide renders r for the person gen(seed).
+func personSide(r func(cardrender.Person) (image.Image, cardrender.Truth), gen func(uint64) cardrender.Person) func(uint64) (image.Image, cardrender.Truth) {
+	return func(seed uint64) (image.Image, cardrender.Truth) { return r(gen(seed)) }
+}
+
 func TestReadsRenderedDocuments(t *testing.T) {
 	f := newFixture(t)
-	type side struct {
-		step, side, docType string
-		photo               image.Rectangle // empty: no face on this side
-		render              func(cardrender.Person) (image.Image, cardrender.Truth)
+	readRenderedSides(t, f, 300, fieldFloors, []renderedSide{
+		{StepFront, SideFront, TypeChipIDCard, cardPhotoBox, personSide(f.rend.ChipIDFront, cardrender.SyntheticPerson)},
+		{StepBack, SideBack, TypeChipIDCard, image.Rectangle{}, personSide(f.rend.ChipIDBack, cardrender.SyntheticPerson)},
+		{StepPassport, SidePassport, TypePassport, passportPhotoBox, personSide(f.rend.Passport, cardrender.SyntheticPerson)},
+	})
+}
+
+// TestReadsRenderedCardsWithoutChip reads both sides of the 12-digit card without chip and
+// of the 9-digit card through the handler: type, side, fields, checks and face crop.
+func TestReadsRenderedCardsWithoutChip(t *testing.T) {
+	f := newFixture(t)
+	legacy := func(r func(cardrender.LegacyPerson) (image.Image, cardrender.Truth)) func(uint64) (image.Image, cardrender.Truth) {
+		return func(seed uint64) (image.Image, cardrender.Truth) { return r(cardrender.SyntheticLegacyPerson(seed)) }
 	}
-	sides := []side{
-		{StepFront, SideFront, TypeChipIDCard, cardPhotoBox, f.rend.ChipIDFront},
-		{StepBack, SideBack, TypeChipIDCard, image.Rectangle{}, f.rend.ChipIDBack},
-		{StepPassport, SidePassport, TypePassport, passportPhotoBox, f.rend.Passport},
-	}
+	readRenderedSides(t, f, 600, withoutChipFieldFloors, []renderedSide{
+		{StepFront, SideFront, TypeIDCard, idCardPhotoBox, personSide(f.rend.IDCardFront, cardrender.SyntheticIDCardPerson)},
+		{StepBack, SideBack, TypeIDCard, image.Rectangle{}, personSide(f.rend.IDCardBack, cardrender.SyntheticIDCardPerson)},
+		{StepFront, SideFront, TypeLegacyIDCard, legacyPhotoBox, legacy(f.rend.LegacyIDFront)},
+		{StepBack, SideBack, TypeLegacyIDCard, image.Rectangle{}, legacy(f.rend.LegacyIDBack)},
+	})
+}
+
+// readRenderedSides renders cardsPerSide cards of each side, clean and degraded (seeds from
+// seedBase), runs each through the handler and checks the DocumentRead against the ground
+// truth; it asserts the field exact-match rate against floors (per variant).
+func readRenderedSides(t *testing.T, f *fixture, seedBase int, floors map[string]float64, sides []renderedSide) {
 	matched := map[string]int{}
 	total := map[string]int{}
 	for _, variant := range []string{"clean", "degraded"} {
 		for k := range cardsPerSide * len(sides) {
 			s := sides[k%len(sides)]
-			seed := uint64(300 + k)
+			seed := uint64(seedBase + k)
 			if variant == "degraded" {
 				seed += 100
 			}
 			person := cardrender.SyntheticPerson(seed)
-			img, truth := s.render(person)
+			img, truth := s.render(seed)
 			if !s.photo.Empty() {
 				img = f.withPortrait(t, img, s.photo)
 			}
@@ -234,7 +271,7 @@ func TestReadsRenderedDocuments(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			captureID := fmt.Sprintf("cap_%s_%s_%d", variant, s.side, seed)
+			captureID := fmt.Sprintf("cap_%s_%s_%s_%d", variant, s.docType, s.side, seed)
 			t.Run(fmt.Sprintf("%s/%s/seed_%d", variant, s.step, seed), func(t *testing.T) {
 				doc, _ := f.run(t, f.assessment(t, captureID, s.step, encodeJPEG(t, img)))
 				if doc == nil {
@@ -271,7 +308,11 @@ func TestReadsRenderedDocuments(t *testing.T) {
 					if doc.MRZ != nil {
 						t.Errorf("MRZ %q on a side without one", doc.MRZ.Lines)
 					}
-					expectCheck(t, doc, CheckMRZ, schemas.CheckSkipped, ReasonNoMRZ)
+					if s.side == SideFront {
+						expectCheck(t, doc, CheckMRZ, schemas.CheckSkipped, ReasonNoMRZ)
+					} else {
+						expectCheck(t, doc, CheckMRZ, schemas.CheckSkipped, ReasonMRZNotFound)
+					}
 				} else {
 					if doc.MRZ == nil || fmt.Sprint(doc.MRZ.Lines) != fmt.Sprint(truth.MRZ) || !doc.MRZ.Valid {
 						t.Fatalf("MRZ %+v, want %q valid", doc.MRZ, truth.MRZ)
@@ -330,8 +371,8 @@ func TestReadsRenderedDocuments(t *testing.T) {
 	for _, v := range []string{"clean", "degraded"} {
 		rate := float64(matched[v]) / float64(total[v])
 		t.Logf("printed fields, %s: %d/%d exact (%.1f %%)", v, matched[v], total[v], 100*rate)
-		if rate < fieldFloors[v] {
-			t.Errorf("%s field exact-match rate %.3f below the floor %.2f", v, rate, fieldFloors[v])
+		if rate < floors[v] {
+			t.Errorf("%s field exact-match rate %.3f below the floor %.2f", v, rate, floors[v])
 		}
 	}
 }

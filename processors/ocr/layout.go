@@ -24,26 +24,72 @@ func PassportLayout() ocr.Layout {
 	}}
 }
 
+// layoutFor returns the printed layout of side of a document of docType; false when none is
+// known (an unknown document, a vehicle registration's back). A passport is read with
+// PassportLayout whatever the side.
+func layoutFor(docType, side string) (ocr.Layout, bool) {
+	if docType == TypePassport {
+		return PassportLayout(), true
+	}
+	front := side != SideBack
+	switch docType {
+	case TypeChipIDCard:
+		if front {
+			return ocr.ChipIDFront(), true
+		}
+		return ocr.ChipIDBack(), true
+	case TypeIDCard:
+		if front {
+			return ocr.IDCardFront(), true
+		}
+		return ocr.IDCardBack(), true
+	case TypeLegacyIDCard:
+		if front {
+			return ocr.LegacyIDFront(), true
+		}
+		return ocr.LegacyIDBack(), true
+	case TypeVehicleRegistration:
+		if front {
+			return ocr.VehicleRegistration(), true
+		}
+	}
+	return ocr.Layout{}, false
+}
+
 // RequiredFields returns the fields document.fields requires of a side of docType, or nil
 // when the side has no known printed layout (its check is then skipped):
-//   - chip_id_card front (and an unknown front, read with the chip ID layout): every field
-//     of ocr.ChipIDFront; chip_id_card back: issue_date;
+//   - passport page (the passport step, or a passport on any side): passport_number,
+//     full_name, sex, date_of_birth and expiry_date;
 //   - vehicle_registration front: owner, brand, model, engine_number, chassis_number,
 //     registration_date and plate;
-//   - passport page: passport_number, full_name, sex, date_of_birth and expiry_date.
+//   - chip_id_card and id_card fronts (and an unknown front, read with the chip ID layout):
+//     every field of their layout (ID number, name, date of birth, sex, nationality, places
+//     of origin and residence, expiry date);
+//   - legacy_id_card front: every field of ocr.LegacyIDFront (ID number, name, date of
+//     birth, places of origin and residence: the card prints no sex, nationality or expiry);
+//   - chip_id_card, id_card and legacy_id_card backs: issue_date (identifying marks may be
+//     blank on a real card; ethnicity, religion and the issuing authority are reported when
+//     read but not required).
 func RequiredFields(docType, side string) []string {
+	names := func(l ocr.Layout) []string {
+		out := make([]string, 0, len(l.Regions))
+		for _, r := range l.Regions {
+			out = append(out, r.Field)
+		}
+		return out
+	}
 	switch {
-	case side == SidePassport:
+	case side == SidePassport || docType == TypePassport:
 		return []string{"passport_number", "full_name", "sex", "date_of_birth", "expiry_date"}
 	case side == SideFront && docType == TypeVehicleRegistration:
 		return []string{"owner", "brand", "model", "engine_number", "chassis_number", "registration_date", "plate"}
-	case side == SideFront:
-		var names []string
-		for _, r := range ocr.ChipIDFront().Regions {
-			names = append(names, r.Field)
-		}
-		return names
-	case side == SideBack && docType == TypeChipIDCard:
+	case side == SideFront && docType == TypeLegacyIDCard:
+		return names(ocr.LegacyIDFront())
+	case side == SideFront && docType == TypeIDCard:
+		return names(ocr.IDCardFront())
+	case side == SideFront && (docType == TypeChipIDCard || docType == TypeUnknown):
+		return names(ocr.ChipIDFront())
+	case side == SideBack && (docType == TypeChipIDCard || docType == TypeIDCard || docType == TypeLegacyIDCard):
 		return []string{"issue_date"}
 	}
 	return nil

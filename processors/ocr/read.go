@@ -36,16 +36,25 @@ const (
 	ReasonUnreadable    = "unreadable"
 	ReasonNoLayout      = "no_layout"
 	ReasonTypeUnknown   = "document_type_unknown"
+	ReasonSideMismatch  = "side_mismatch"
 )
 
 // reading is what was read from one side, before it becomes a DocumentRead.
 type reading struct {
-	docType  string
+	det      Detection   // document type, the side the content shows, evidence
 	layout   string      // the printed layout read ("" when none)
 	fields   []ocr.Field // every field of that layout, valid or not
 	zone     *mrz.MRZ    // nil when no zone of the right shape was read
 	zoneConf ocr.Confidence
 	crop     *schemas.BlobRef
+}
+
+// side returns the side the content shows, else stepSide.
+func (r *reading) side(stepSide string) string {
+	if r.det.Side != "" {
+		return r.det.Side
+	}
+	return stepSide
 }
 
 // read loads and reads the capture of qa; nil, nil when its image is gone.
@@ -105,7 +114,7 @@ func (g *group) read(ctx context.Context, qa *schemas.QualityAssessed, side stri
 			return nil, fmt.Errorf("ocr: face crop of capture %s: %w", qa.CaptureID, err)
 		}
 	}
-	doc.DocumentType = r.docType
+	doc.DocumentType = r.det.Type
 	for _, f := range r.fields {
 		if f.Valid {
 			doc.Fields = append(doc.Fields, schemas.Field{Name: f.Name, Value: f.Value, Confidence: ptr(round(float64(f.Confidence)))})
@@ -117,7 +126,7 @@ func (g *group) read(ctx context.Context, qa *schemas.QualityAssessed, side stri
 	doc.FaceCrop = r.crop
 	doc.Checks = g.checks(qa, side, r)
 	g.log.InfoContext(ctx, "ocr: document read", "capture_id", qa.CaptureID, "step", qa.Step,
-		"document_type", doc.DocumentType, "fields", len(doc.Fields), "mrz", doc.MRZ != nil, "face_crop", doc.FaceCrop != nil)
+		"document_type", doc.DocumentType, "evidence", r.det.Evidence, "fields", len(doc.Fields), "mrz", doc.MRZ != nil, "face_crop", doc.FaceCrop != nil)
 	return doc, nil
 }
 
@@ -150,53 +159,115 @@ func (g *group) load(ctx context.Context, qa *schemas.QualityAssessed) (img imag
 	return img, false, nil
 }
 
-// readFront reads a front: the chip ID layout, else the vehicle registration layout.
+// readFront reads a front: the title band decides the type (DetectType), and the layout of
+// the side the content shows is read. When the title says nothing, the ID number's length
+// decides (readFrontByNumber).
 func (g *group) readFront(img image.Image) (*reading, error) {
+	det, err := g.detectByTitle(img, nil)
+	if err != nil {
+		return nil, err
+	}
+	if det.Type == TypeUnknown {
+		return g.readFrontByNumber(img)
+	}
+	return g.readLayout(img, det, SideFront)
+}
+
+// readFrontByNumber reads a front whose title was not recognised: the chip ID layout, taken
+// (chip_id_card) when its ID number is 12 digits; else the vehicle registration layout, taken
+// when it looks like one (looksLikeVehicle); else the 9-digit card's layout, taken
+// (legacy_id_card) when its number is 9 digits; else the chip ID read with type unknown.
+func (g *group) readFrontByNumber(img image.Image) (*reading, error) {
+	byNumber := func(t string) Detection { return Detection{Type: t, Side: SideFront, Evidence: EvidenceNumber} }
 	id, err := g.reader.ReadCard(img, ocr.ChipIDFront())
 	if err != nil {
 		return nil, err
 	}
 	if f, ok := field(id, "id_number"); ok && f.Valid {
-		return &reading{docType: TypeChipIDCard, layout: ocr.ChipIDFront().Name, fields: id}, nil
+		return &reading{det: byNumber(TypeChipIDCard), layout: ocr.ChipIDFront().Name, fields: id}, nil
 	}
 	vehicle, err := g.reader.ReadCard(img, ocr.VehicleRegistration())
 	if err != nil {
 		return nil, err
 	}
 	if looksLikeVehicle(vehicle) {
-		return &reading{docType: TypeVehicleRegistration, layout: ocr.VehicleRegistration().Name, fields: vehicle}, nil
+		return &reading{det: byNumber(TypeVehicleRegistration), layout: ocr.VehicleRegistration().Name, fields: vehicle}, nil
 	}
-	return &reading{docType: TypeUnknown, layout: ocr.ChipIDFront().Name, fields: id}, nil
+	legacy, err := g.reader.ReadCard(img, ocr.LegacyIDFront())
+	if err != nil {
+		return nil, err
+	}
+	if f, ok := field(legacy, "id_number"); ok && f.Valid {
+		return &reading{det: byNumber(TypeLegacyIDCard), layout: ocr.LegacyIDFront().Name, fields: legacy}, nil
+	}
+	return &reading{det: Detection{Type: TypeUnknown}, layout: ocr.ChipIDFront().Name, fields: id}, nil
 }
 
-// readZoneSide reads a back or a passport page: the MRZ, then the printed layout the side has.
+// readZoneSide reads a back or a passport page: the MRZ first. A passport page is read with
+// PassportLayout whatever its zone says (type passport). A back whose zone is the chip
+// card's is read with its layout; otherwise the title band decides (DetectType), and a
+// back with a zone of another ID card but no recognised title has no printed layout.
 func (g *group) readZoneSide(img image.Image, side string) (*reading, error) {
-	r := &reading{docType: TypeUnknown}
 	zone, conf, err := g.reader.ReadMRZ(img)
 	switch {
 	case err == nil, errors.Is(err, ocr.ErrMRZCheckDigits):
-		r.zone, r.zoneConf = zone, conf
 	case errors.Is(err, ocr.ErrNoMRZ):
+		zone, conf = nil, 0
 	default:
 		return nil, err
 	}
-	if r.zone != nil {
-		r.docType = typeOfZone(r.zone)
+	var r *reading
+	det := DetectType(zone, "")
+	switch {
+	case side == SidePassport:
+		r, err = g.readLayout(img, Detection{Type: TypePassport, Side: SidePassport, Evidence: det.Evidence}, side)
+	case det.Type == TypeChipIDCard || det.Type == TypePassport:
+		r, err = g.readLayout(img, det, side)
+	default:
+		var byTitle Detection
+		if byTitle, err = g.detectByTitle(img, nil); err != nil {
+			return nil, err
+		}
+		switch {
+		case byTitle.Type != TypeUnknown:
+			r, err = g.readLayout(img, byTitle, side)
+		default:
+			r = &reading{det: det} // an ID card by its zone, or unknown: no printed layout
+		}
 	}
-	layout := ocr.ChipIDBack()
-	if side == SidePassport {
-		r.docType = TypePassport
-		layout = PassportLayout()
+	if err != nil {
+		return nil, err
+	}
+	r.zone, r.zoneConf = zone, conf
+	return r, nil
+}
+
+// detectByTitle reads the title band of img (ocr.TitleProbe) and returns DetectType's
+// conclusion from it and zone.
+func (g *group) detectByTitle(img image.Image, zone *mrz.MRZ) (Detection, error) {
+	texts, _, err := g.reader.ReadText(img, ocr.TitleProbe())
+	if err != nil {
+		return Detection{}, err
+	}
+	return DetectType(zone, strings.Join(texts, " ")), nil
+}
+
+// readLayout reads img with the printed layout of det's type on the side the content shows
+// (det.Side, else stepSide); a side without a known layout (a vehicle registration's back)
+// is not read. A passport number is fixed to its form (passportNumber).
+func (g *group) readLayout(img image.Image, det Detection, stepSide string) (*reading, error) {
+	r := &reading{det: det}
+	layout, ok := layoutFor(det.Type, r.side(stepSide))
+	if !ok {
+		return r, nil
 	}
 	fields, err := g.reader.ReadCard(img, layout)
 	if err != nil {
 		return nil, err
 	}
-	if side == SidePassport {
-		for i := range fields {
-			if fields[i].Name == "passport_number" {
-				fields[i].Value, fields[i].Valid = passportNumber(fields[i].Value)
-			}
+	for i := range fields {
+		if fields[i].Name == "passport_number" {
+			fields[i].Value, fields[i].Valid = passportNumber(fields[i].Value)
 		}
 	}
 	r.layout, r.fields = layout.Name, fields
