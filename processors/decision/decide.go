@@ -51,6 +51,7 @@ func Decide(p Policy, st *schemas.SessionState) (*schemas.Decision, bool) {
 	}
 	extracted, dataChecks := Reconcile(st)
 	extracted.DocumentType = docType
+	dataChecks = append(dataChecks, documentTypeChecks(st, fp.DocumentTypes)...)
 
 	checks := slices.Clone(st.Checks)
 	for _, dc := range dataChecks {
@@ -107,4 +108,38 @@ func reasonFor(c schemas.Check) schemas.Reason {
 		r.Message = *c.Detail
 	}
 	return r
+}
+
+// DocumentTypeCheckPrefix prefixes the decision's check of the document type the OCR
+// recognised on a document step ("document.type_expected.<step>"): pass when the flow accepts
+// the type (FlowPolicy.DocumentTypes; no list accepts any), fail document_type_mismatch when
+// it does not (a passport sent in a chip ID card flow), skipped document_type_unknown when
+// the OCR recognised no type (its own document.type check reports that).
+const DocumentTypeCheckPrefix = "document.type_expected."
+
+// Reasons of the document-type check.
+const (
+	ReasonDocumentTypeMismatch = "document_type_mismatch"
+	ReasonDocumentTypeUnknown  = "document_type_unknown"
+)
+
+// documentTypeChecks judges the recognised type of every document read of st against
+// accepted.
+func documentTypeChecks(st *schemas.SessionState, accepted []string) []schemas.Check {
+	var out []schemas.Check
+	for _, d := range st.Documents {
+		captureID := d.CaptureID
+		c := schemas.Check{Name: DocumentTypeCheckPrefix + d.Step, Status: schemas.CheckPass, Source: Producer, CaptureID: &captureID}
+		switch {
+		case d.DocumentType == "" || d.DocumentType == "unknown":
+			reason := ReasonDocumentTypeUnknown
+			c.Status, c.ReasonCode = schemas.CheckSkipped, &reason
+		case len(accepted) > 0 && !slices.Contains(accepted, d.DocumentType):
+			reason := ReasonDocumentTypeMismatch
+			detail := fmt.Sprintf("The %s shows a document of type %s; the flow takes %v.", d.Step, d.DocumentType, accepted)
+			c.Status, c.ReasonCode, c.Detail = schemas.CheckFail, &reason, &detail
+		}
+		out = append(out, c)
+	}
+	return out
 }

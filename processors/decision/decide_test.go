@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -61,7 +62,7 @@ func findCheck(cs []schemas.Check, name string) *schemas.Check {
 
 func TestDefaultPolicy(t *testing.T) {
 	p := DefaultPolicy(flow.Default())
-	if p.Version != "2026-11-22.7" || len(p.Flows) != 5 {
+	if p.Version != "2026-11-22.8" || len(p.Flows) != 5 {
 		t.Fatalf("policy = %+v", p)
 	}
 	want := map[string][]string{
@@ -86,6 +87,15 @@ func TestDefaultPolicy(t *testing.T) {
 			"document.fields.document_front", "document.type.document_front", "document.type.document_back", // no MRZ on its back
 			"fraud.blocklist_id", "fraud.duplicate_face", "fraud.blocklist_face", "fraud.presentation_attack", "fraud.injection_signals.document_front", "fraud.injection_signals.document_back",
 			"fraud.tamper.document_front", "fraud.tamper.document_back"},
+	}
+	types := map[string][]string{
+		"chip_id_card": {"chip_id_card"}, "passport": {"passport"}, "nfc_only": {"nfc_only"},
+		"id_card": {"legacy_id_card", "id_card", "chip_id_card"}, "vehicle_registration": {"vehicle_registration"},
+	}
+	for name, want := range types {
+		if got := p.Flows[name].DocumentTypes; !slices.Equal(got, want) {
+			t.Errorf("%s accepts document types %v, want %v", name, got, want)
+		}
 	}
 	for name, await := range want {
 		if got := p.Flows[name].Await; !slices.Equal(got, await) {
@@ -276,6 +286,61 @@ func TestDecideOutcomes(t *testing.T) {
 			t.Fatal("Decide modified the snapshot")
 		}
 	})
+}
+
+// TestDecideJudgesDocumentType checks the recognised document type of each document read
+// against the types the flow accepts.
+func TestDecideJudgesDocumentType(t *testing.T) {
+	p := DefaultPolicy(flow.Default())
+	withDocs := func(flowName string, types ...string) *schemas.SessionState {
+		st := processing()
+		st.Flow = flowName
+		for i, ty := range types {
+			st.Documents = append(st.Documents, schemas.DocumentRead{
+				CaptureID: fmt.Sprintf("cap_%d", i), Step: []string{"document_front", "document_back"}[i], DocumentType: ty})
+		}
+		return st
+	}
+	tests := []struct {
+		name        string
+		st          *schemas.SessionState
+		outcome     string
+		front, back string // status/reason of document.type_expected.<step>
+	}{
+		{"chip card in the chip flow", withDocs("chip_id_card", "chip_id_card", "chip_id_card"), schemas.StatusVerified, "pass/", "pass/"},
+		{"passport in the chip flow", withDocs("chip_id_card", "passport", "chip_id_card"), schemas.StatusRejected, "fail/" + ReasonDocumentTypeMismatch, "pass/"},
+		{"9-digit card in the id_card flow", withDocs("id_card", "legacy_id_card", "legacy_id_card"), schemas.StatusVerified, "pass/", "pass/"},
+		{"9-digit card in the chip flow", withDocs("chip_id_card", "legacy_id_card", "legacy_id_card"), schemas.StatusRejected,
+			"fail/" + ReasonDocumentTypeMismatch, "fail/" + ReasonDocumentTypeMismatch},
+		{"unrecognised back", withDocs("chip_id_card", "chip_id_card", "unknown"), schemas.StatusVerified, "pass/", "skipped/" + ReasonDocumentTypeUnknown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, ok := Decide(p, tt.st)
+			if !ok {
+				t.Fatal("not decided")
+			}
+			if d.Outcome != tt.outcome {
+				t.Errorf("outcome %s, want %s (reasons %+v)", d.Outcome, tt.outcome, d.Reasons)
+			}
+			for step, want := range map[string]string{"document_front": tt.front, "document_back": tt.back} {
+				c := findCheck(d.Checks, DocumentTypeCheckPrefix+step)
+				if c == nil {
+					t.Fatalf("no %s check", DocumentTypeCheckPrefix+step)
+				}
+				got := c.Status + "/"
+				if c.ReasonCode != nil {
+					got += *c.ReasonCode
+				}
+				if got != want {
+					t.Errorf("%s = %s, want %s", c.Name, got, want)
+				}
+			}
+			if tt.outcome == schemas.StatusRejected && (len(d.Reasons) == 0 || d.Reasons[0].Code != ReasonDocumentTypeMismatch) {
+				t.Errorf("reasons %+v do not name %s", d.Reasons, ReasonDocumentTypeMismatch)
+			}
+		})
+	}
 }
 
 func TestDecideIsDeterministic(t *testing.T) {

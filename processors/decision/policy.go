@@ -30,8 +30,10 @@ import (
 // group runs them once every document step is read); "2026-11-22.6" also awaits the fraud
 // group's face session checks by name (FraudFaceAwaits: duplicate face, face blocklist,
 // presentation attack; skipped with a reason in flows without a selfie); "2026-11-22.7" also
-// awaits the fraud tamper check of each document step (FraudAwaits).
-const DefaultPolicyVersion = "2026-11-22.7"
+// awaits the fraud tamper check of each document step (FraudAwaits); "2026-11-22.8" also
+// judges the document type the OCR recognised on each document step against the types the
+// flow accepts (DocumentTypeCheckPrefix).
+const DefaultPolicyVersion = "2026-11-22.8"
 
 // Chip check names the default policy awaits (they are produced by the chip group, which
 // reports every chip check of a capture in one event).
@@ -194,6 +196,9 @@ type FlowPolicy struct {
 	Soft []string
 	// DocumentType is reported as extracted.document_type; empty means the flow name.
 	DocumentType string
+	// DocumentTypes are the document types (as the ocr group names them) the flow accepts on
+	// its document steps; empty accepts any. See DocumentTypeCheckPrefix.
+	DocumentTypes []string
 }
 
 // DefaultPolicy returns the default policy for flows (version DefaultPolicyVersion): every
@@ -215,7 +220,11 @@ func DefaultPolicy(flows flow.Set) Policy {
 		await = append(await, DocumentAwaits(f)...)
 		await = append(await, FaceAwaits(f)...)
 		await = append(await, FraudAwaits(f)...)
-		p.Flows[name] = FlowPolicy{Await: await, DocumentType: f.DocumentType}
+		types := f.DocumentTypes
+		if len(types) == 0 && f.DocumentType != "" {
+			types = []string{f.DocumentType}
+		}
+		p.Flows[name] = FlowPolicy{Await: await, DocumentType: f.DocumentType, DocumentTypes: slices.Clone(types)}
 	}
 	return p
 }
@@ -259,9 +268,10 @@ type policyFile struct {
 }
 
 type flowPolicyFile struct {
-	Await        []string `yaml:"await"`
-	Soft         []string `yaml:"soft"`
-	DocumentType string   `yaml:"document_type"`
+	Await         []string `yaml:"await"`
+	Soft          []string `yaml:"soft"`
+	DocumentType  string   `yaml:"document_type"`
+	DocumentTypes []string `yaml:"document_types"`
 }
 
 // ParsePolicy reads a policy from YAML:
@@ -272,6 +282,7 @@ type flowPolicyFile struct {
 //	    await: ["quality.*", "chip.passive_authentication"]
 //	    soft: ["fraud.device_*"]
 //	    document_type: chip_id_card   # optional
+//	    document_types: [chip_id_card] # optional: the recognised types accepted
 //
 // It returns an error for malformed YAML or unknown keys, and an error wrapping
 // ErrInvalidPolicy when the policy is invalid (see Policy.Validate).
@@ -284,7 +295,7 @@ func ParsePolicy(data []byte) (Policy, error) {
 	}
 	p := Policy{Version: f.Version, Flows: make(map[string]FlowPolicy, len(f.Flows))}
 	for name, fp := range f.Flows {
-		p.Flows[name] = FlowPolicy{Await: fp.Await, Soft: fp.Soft, DocumentType: fp.DocumentType}
+		p.Flows[name] = FlowPolicy{Await: fp.Await, Soft: fp.Soft, DocumentType: fp.DocumentType, DocumentTypes: fp.DocumentTypes}
 	}
 	if err := p.Validate(); err != nil {
 		return Policy{}, fmt.Errorf("parse decision policy: %w", err)
