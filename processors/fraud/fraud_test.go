@@ -644,3 +644,39 @@ func TestBlocklistApply(t *testing.T) {
 		t.Fatal("tombstone not honoured")
 	}
 }
+
+// A 9-digit card prints no expiry date: it was valid 15 years from issue, and no 9-digit card
+// is valid after 31 December 2024 (Law on Identification 2023).
+func TestDatesCheckLegacyIDCard(t *testing.T) {
+	card := func(docType, issue string) *schemas.SessionState {
+		return &schemas.SessionState{
+			CreatedAt: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC),
+			Documents: []schemas.DocumentRead{{Step: "document_front", DocumentType: docType, Fields: []schemas.Field{
+				{Name: "id_number", Value: "012345678"}, {Name: "date_of_birth", Value: "1980-05-01"}}},
+				{Step: "document_back", DocumentType: docType, Fields: []schemas.Field{{Name: "issue_date", Value: issue}}}},
+		}
+	}
+	at := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name, docType, issue string
+		expiry               string // "" when none is known
+		status, reason       string
+	}{
+		{"issued 2005: expired 2020", documentTypeLegacyID, "2005-01-10", "2020-01-10", schemas.CheckFail, ReasonDocumentExpired},
+		{"issued 2015: ended with 2024", documentTypeLegacyID, "2015-06-01", "2024-12-31", schemas.CheckFail, ReasonDocumentExpired},
+		{"issue unread", documentTypeLegacyID, "", "2024-12-31", schemas.CheckFail, ReasonDocumentExpired},
+		{"12-digit card without a read expiry", "id_card", "2019-06-01", "", schemas.CheckPass, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := extractIdentity(card(tc.docType, tc.issue))
+			got := ""
+			if !id.expiry.IsZero() {
+				got = id.expiry.Format(time.DateOnly)
+			}
+			if got != tc.expiry {
+				t.Errorf("expiry %q, want %q", got, tc.expiry)
+			}
+			expect(t, datesCheck(id, at, DefaultMinAge), tc.status, tc.reason)
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package fraud
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -57,7 +58,33 @@ func extractIdentity(st *schemas.SessionState) identity {
 	id.dob, _ = parseDate(first("date_of_birth", chip, mrz, ocr))
 	id.issue, _ = parseDate(first("issue_date", chip, ocr))
 	id.expiry, _ = parseDate(id.rawExpiry)
+	if id.expiry.IsZero() && st.Chip == nil && slices.ContainsFunc(st.Documents, func(d schemas.DocumentRead) bool {
+		return d.DocumentType == documentTypeLegacyID
+	}) {
+		id.expiry = legacyIDExpiry(id.issue)
+		id.rawExpiry = id.expiry.Format(time.DateOnly)
+	}
 	return id
+}
+
+// documentTypeLegacyID is the ocr group's name for the 9-digit identity card (CMND).
+const documentTypeLegacyID = "legacy_id_card"
+
+// legacyIDEnd is the last day any 9-digit identity card (CMND) is valid: the Law on
+// Identification of 2023 (art. 46) ends every CMND on 31 December 2024, whatever its date.
+var legacyIDEnd = time.Date(2024, 12, 31, 0, 0, 0, 0, time.UTC)
+
+// legacyIDExpiry is when a 9-digit card issued at issue stops being valid: it prints no
+// expiry; it was valid 15 years from issue (Decree 05/1999/ND-CP), and in no case after
+// legacyIDEnd. An unknown issue date gives legacyIDEnd.
+func legacyIDExpiry(issue time.Time) time.Time {
+	if issue.IsZero() {
+		return legacyIDEnd
+	}
+	if e := issue.AddDate(15, 0, 0); e.Before(legacyIDEnd) {
+		return e
+	}
+	return legacyIDEnd
 }
 
 func fieldMap(fs []schemas.Field) map[string]string {
