@@ -42,9 +42,12 @@ fuzz:
 	  $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg > /tmp/idstream-fuzz.log 2>&1 || { cat /tmp/idstream-fuzz.log; exit 1; }; \
 	done; echo "fuzz: $(words $(FUZZ)) targets passed"
 
-## bench: the benchmarks, with figures a reader can compare
+## bench: the benchmarks, with figures a reader can compare. Each vision processor's
+## BenchmarkHandler (processors/{quality,ocr,liveness,facematch,chip}) reports p50-ms and
+## p99-ms per call and cpu-ms/img (internal/benchmetrics); cmd/idstream's
+## BenchmarkQualityGateAnswer the gate's answer time through edge + Kafka (1600×1200 JPEG).
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 2s -timeout 30m ./processors/... ./schemas/... ./internal/... ./sinks/... ./consent/... ./cmd/...
+	OMP_THREAD_LIMIT=1 $(GO) test -run '^$$' -bench . -benchtime 2s -timeout 30m ./processors/... ./schemas/... ./internal/... ./sinks/... ./consent/... ./cmd/...
 
 ## lint: go vet and gofmt
 lint:
