@@ -49,9 +49,9 @@ func expectFaceOutcome(t *testing.T, got map[string]any, status, reason string, 
 // selfie of the same person: verified under identity A (the sandbox's "match" persona);
 // the same face under identity B ("sparse_records", which verifies on its own) is rejected
 // duplicate_face; after an admin blocklists A's session (its face), a new session of A's
-// identity is rejected blocklisted; once the entry is deleted the face no longer matches.
-// (The later sessions' selfies are the same photo as A's, so the fraud group's near-duplicate
-// image check may reject them as replayed captures too: the test asserts the face checks.)
+// identity is rejected blocklisted; once the entry is deleted the face no longer matches and
+// A's identity verifies again. (Each selfie is the same person in another framing, so no
+// image check takes one for a replay of another.)
 func TestFraudFacesEndToEnd(t *testing.T) {
 	s := testService(t, allGroups)
 	pass := "pass/"
@@ -83,10 +83,28 @@ func TestFraudFacesEndToEnd(t *testing.T) {
 		t.Fatalf("delete the entry: %d %s", r.status, r.body)
 	}
 	d := runPersona(t, s, "match")
-	expectFaceOutcome(t, d, "", "", map[string]string{fraud.CheckBlocklistFace: pass, fraud.CheckDuplicateFace: pass})
-	if slices.Contains(reasonCodes(d), fraud.ReasonBlocklisted) {
-		t.Errorf("rejected blocklisted after the entry was deleted: %v", reasonCodes(d))
+	expectFaceOutcome(t, d, "verified", "", map[string]string{fraud.CheckBlocklistFace: pass, fraud.CheckDuplicateFace: pass})
+}
+
+// TestFraudBlocklistIDEndToEnd: an admin blocklists an ID number (stored hashed); a session
+// of that identity is rejected blocklisted; once the entry is deleted it verifies.
+func TestFraudBlocklistIDEndToEnd(t *testing.T) {
+	s := testService(t, allGroups)
+	admin := adminClient(t, s)
+	r := admin.postJSON("/v1/admin/blocklist", admin.key, map[string]any{"id_number": "001090012345", "reason": "fraud"})
+	if r.status != http.StatusCreated || r.json(t)["kind"] != "id_number" {
+		t.Fatalf("blocklist the ID number: %d %s", r.status, r.body)
 	}
+	entry := str(r.json(t)["id"])
+	got := runPersona(t, s, "match") // the "match" persona carries 001090012345
+	expectFaceOutcome(t, got, "rejected", fraud.ReasonBlocklisted, map[string]string{
+		fraud.CheckBlocklistID: "fail/" + fraud.ReasonBlocklisted, fraud.CheckBlocklistFace: "pass/",
+	})
+	if r := admin.do(http.MethodDelete, "/v1/admin/blocklist/"+entry, admin.key, "", nil); r.status != http.StatusNoContent {
+		t.Fatalf("delete the entry: %d %s", r.status, r.body)
+	}
+	again := runPersona(t, s, "match")
+	expectFaceOutcome(t, again, "verified", "", map[string]string{fraud.CheckBlocklistID: "pass/"})
 }
 
 // TestFraudFacesAwaitedByPolicy: the default policy awaits every fraud session check by name
