@@ -48,7 +48,13 @@ func (r *Renderer) ChipIDFront(p Person) (image.Image, Truth) {
 	c.text(r.sans, 18, labelInk, 50, 598, "Có giá trị đến:")
 	c.text(r.sans, 18, labelInk, 50, 622, "Date of expiry")
 	c.text(r.sans, 30, ink, 50, 680, vnDate(p.ExpiryDate))
-	return c.img, Truth{Fields: map[string]string{
+	return c.img, idFrontTruth(p)
+}
+
+// idFrontTruth is the truth of a 12-digit card's front (with or without chip): the same
+// fields in both.
+func idFrontTruth(p Person) Truth {
+	return Truth{Fields: map[string]string{
 		"id_number":          p.IDNumber,
 		"full_name":          p.FullName,
 		"date_of_birth":      isoDate(p.DateOfBirth),

@@ -44,16 +44,7 @@ func (r *Renderer) IDCardFront(p Person) (image.Image, Truth) {
 	c.fitted(r.sans, 30, ink, 340, 660, 820, p.PlaceOfResidence)
 	c.text(r.sans, 20, labelInk, 50, 600, "Có giá trị đến:")
 	c.text(r.sans, 28, ink, 50, 650, vnDate(p.ExpiryDate))
-	return c.img, Truth{Fields: map[string]string{
-		"id_number":          p.IDNumber,
-		"full_name":          p.FullName,
-		"date_of_birth":      isoDate(p.DateOfBirth),
-		"sex":                p.Sex,
-		"nationality":        "VNM",
-		"place_of_origin":    p.PlaceOfOrigin,
-		"place_of_residence": p.PlaceOfResidence,
-		"expiry_date":        isoDate(p.ExpiryDate),
-	}}
+	return c.img, idFrontTruth(p)
 }
 
 // IDCardBack renders the back of the 12-digit card without chip: identifying marks, the issue
