@@ -76,8 +76,8 @@ type Service struct {
 	edgeAddr string
 
 	faces      map[string]*face.Engine // per group that looks at faces (faceEngine)
-	ocrReader  *ocr.Reader      // the ocr group's Tesseract clients, closed after the groups stop
-	clickhouse *chserver.Server // the local ClickHouse dev starts
+	ocrReader  *ocr.Reader             // the ocr group's Tesseract clients, closed after the groups stop
+	clickhouse *chserver.Server        // the local ClickHouse dev starts
 	chAddr     string
 
 	consents    *consent.Index
@@ -439,8 +439,8 @@ func (s *Service) registryClient() (registry.Registry, error) {
 	return client, nil
 }
 
-// startFraud starts the fraud group with the blocklist, capture index, face index and face
-// blocklist it reads (each a view of a compacted topic) and the face engine.
+// startFraud starts the fraud group with the blocklist (id numbers and faces), capture index
+// and face index it reads (each a view of a compacted topic) and the face engine.
 func (s *Service) startFraud(blobs blob.Store, opts []processors.Option) error {
 	key, err := s.tokenSecret()
 	if err != nil {
@@ -469,13 +469,8 @@ func (s *Service) startFraud(blobs blob.Store, opts []processors.Option) error {
 		return err
 	}
 	s.spawn("fraud face index", faceIndex.Run)
-	faceBlocks, err := fraud.NewFaceBlocklist(s.codec, s.runtimeOpts("fraud-face-blocklist")...)
-	if err != nil {
-		return err
-	}
-	s.spawn("fraud face blocklist", faceBlocks.Run)
 	g, err := fraud.NewGroup(s.codec, key, blocklist, sightings,
-		fraud.WithRegistry(reg), fraud.WithBlobs(blobs), fraud.WithFaces(faces, faceIndex, faceBlocks),
+		fraud.WithRegistry(reg), fraud.WithBlobs(blobs), fraud.WithFaces(faces, faceIndex, blocklist),
 		fraud.WithLogger(s.log.With("group", "fraud")))
 	if err != nil {
 		return fmt.Errorf("fraud group: %w", err)

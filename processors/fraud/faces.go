@@ -66,7 +66,7 @@ type FaceStore interface {
 	Get(sessionID string) (FaceRecord, bool)
 }
 
-// FaceBlocks lists the live face entries of the blocklist (FaceBlocklist).
+// FaceBlocks lists the live face entries of the blocklist (Blocklist).
 type FaceBlocks interface {
 	WaitReady(ctx context.Context) error
 	// FaceEntries returns the live face entries of tenantID, ordered by entry id.

@@ -15,14 +15,14 @@ import (
 )
 
 // faceFixture runs the group with the real face engine, an in-memory FaceIndex and
-// FaceBlocklist fed with the group's own outputs (as the views would be), and a blob store
+// Blocklist fed with the group's own outputs (as the views would be), and a blob store
 // holding the selfies.
 type faceFixture struct {
 	*fixture
 	env    *facetest.Env
 	store  *blob.FS
 	index  *FaceIndex
-	blocks *FaceBlocklist
+	blocks *Blocklist
 }
 
 func newFaceFixture(t testing.TB, opts ...Option) *faceFixture {
@@ -33,7 +33,7 @@ func newFaceFixture(t testing.TB, opts ...Option) *faceFixture {
 		t.Fatal(err)
 	}
 	codec := newCodec(t)
-	ff := &faceFixture{env: env, store: store, index: newFaceIndex(codec), blocks: newFaceBlocklist(codec)}
+	ff := &faceFixture{env: env, store: store, index: newFaceIndex(codec), blocks: newBlocklist(codec)}
 	f := &fixture{t: t, codec: codec, blocklist: memBlocklist{}, sightings: newMemSightings()}
 	g, err := NewGroup(codec, hashKey, f.blocklist, f.sightings,
 		append([]Option{WithBlobs(store), WithFaces(env.Engine(t), ff.index, ff.blocks)}, opts...)...)

@@ -611,21 +611,27 @@ func TestCaptureIndexFirstSightingWins(t *testing.T) {
 
 func TestBlocklistApply(t *testing.T) {
 	codec := newCodec(t)
-	b := &Blocklist{codec: codec, entries: map[string]schemas.BlocklistEntry{}, byHash: map[string]map[string]bool{}}
+	b := newBlocklist(codec)
 	put := func(e schemas.BlocklistEntry) {
 		e.Embedding = []float32{}
 		v, err := codec.Encode(schemas.TopicBlocklist, &e)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b.apply(e.EntryID, v)
+		b.Apply(e.EntryID, v)
 	}
 	h := idnumber.Hash(hashKey, "001090012345")
 	entry := schemas.BlocklistEntry{Envelope: schemas.Envelope{TenantID: tenant}, EntryID: "blk_1", Kind: "id_number", ValueHash: &h}
 	put(entry)
 	put(schemas.BlocklistEntry{Envelope: schemas.Envelope{TenantID: tenant}, EntryID: "blk_face", Kind: "face", SourceSessionID: ptr(sid)})
-	if id, ok := b.Lookup(tenant, h); !ok || id != "blk_1" || b.Len() != 1 {
+	if id, ok := b.Lookup(tenant, h); !ok || id != "blk_1" || b.Len() != 2 {
 		t.Fatalf("lookup %q %v len %d", id, ok, b.Len())
+	}
+	if fs := b.FaceEntries(tenant); len(fs) != 1 || fs[0].EntryID != "blk_face" || fs[0].SourceSessionID != sid {
+		t.Fatalf("face entries %+v", fs)
+	}
+	if fs := b.FaceEntries("other"); len(fs) != 0 {
+		t.Fatal("a face entry blocks another tenant")
 	}
 	if _, ok := b.Lookup("other", h); ok {
 		t.Fatal("an entry blocks another tenant")
@@ -635,11 +641,11 @@ func TestBlocklistApply(t *testing.T) {
 		t.Fatal("another tenant's deletion was honoured")
 	}
 	put(schemas.BlocklistEntry{Envelope: schemas.Envelope{TenantID: tenant}, EntryID: "blk_1", Deleted: true})
-	if _, ok := b.Lookup(tenant, h); ok || b.Len() != 0 {
+	if _, ok := b.Lookup(tenant, h); ok || b.Len() != 1 {
 		t.Fatal("deletion not honoured")
 	}
 	put(entry)
-	b.apply("blk_1", nil) // compaction tombstone
+	b.Apply("blk_1", nil) // compaction tombstone
 	if _, ok := b.Lookup(tenant, h); ok {
 		t.Fatal("tombstone not honoured")
 	}

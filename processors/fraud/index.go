@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/idstream/idstream/processors"
-	"github.com/idstream/idstream/schemas"
 )
 
 // TopicCaptureIndex is the fraud group's own compacted topic: the first sighting of each
@@ -24,111 +22,6 @@ func IndexKey(tenantID, sha256 string) string { return tenantID + "|" + strings.
 // processors.EnsureTopics).
 func TopicSpecs(partitions int32) []processors.TopicSpec {
 	return []processors.TopicSpec{{Name: TopicCaptureIndex, Partitions: partitions, Compacted: true}}
-}
-
-// Blocklist is the in-memory blocklist of id-number hashes, materialised from the
-// compacted schemas.TopicBlocklist (keyed by entry id) by a processors.View. An entry blocks
-// only its own tenant's sessions; a deletion (deleted=true, or a tombstone) removes it, but
-// a deletion produced under another tenant than the entry's is ignored. Face entries are
-// kept out (the face checks will read them). Safe for concurrent use.
-type Blocklist struct {
-	codec Codec
-	view  *processors.View
-
-	mu      sync.RWMutex
-	entries map[string]schemas.BlocklistEntry // entry id → live id-number entry
-	byHash  map[string]map[string]bool        // tenant|hash → entry ids
-}
-
-// NewBlocklist creates the blocklist view; opts are the runtime's client options (brokers,
-// logger, ...). Run it beside the group.
-func NewBlocklist(codec Codec, opts ...processors.Option) (*Blocklist, error) {
-	b := &Blocklist{codec: codec, entries: map[string]schemas.BlocklistEntry{}, byHash: map[string]map[string]bool{}}
-	v, err := processors.NewView(schemas.TopicBlocklist, append(opts, processors.WithOnUpdate(b.apply))...)
-	if err != nil {
-		return nil, fmt.Errorf("fraud: blocklist: %w", err)
-	}
-	b.view = v
-	return b, nil
-}
-
-// Run consumes the blocklist topic until ctx ends (see processors.View.Run).
-func (b *Blocklist) Run(ctx context.Context) error { return b.view.Run(ctx) }
-
-// WaitReady blocks until the blocklist has caught up with the topic or ctx ends.
-func (b *Blocklist) WaitReady(ctx context.Context) error { return b.view.WaitReady(ctx) }
-
-// Ready reports whether the blocklist has caught up with the topic (for /readyz).
-func (b *Blocklist) Ready() bool { return b.view.Ready() }
-
-// Lookup implements BlocklistIndex.
-func (b *Blocklist) Lookup(tenantID, valueHash string) (string, bool) {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	ids := b.byHash[tenantID+"|"+valueHash]
-	best := ""
-	for id := range ids {
-		if best == "" || id < best {
-			best = id
-		}
-	}
-	return best, best != ""
-}
-
-// Len returns the number of live id-number entries.
-func (b *Blocklist) Len() int {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	return len(b.entries)
-}
-
-// apply folds one record of the topic (the View's update hook).
-func (b *Blocklist) apply(key string, value []byte) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if value == nil {
-		b.remove(key)
-		return
-	}
-	var e schemas.BlocklistEntry
-	if err := b.codec.Decode(schemas.TopicBlocklist, value, &e); err != nil {
-		return // not an entry this version understands; the edge is the only writer
-	}
-	if e.EntryID == "" {
-		e.EntryID = key
-	}
-	cur, exists := b.entries[e.EntryID]
-	if e.Deleted {
-		if exists && cur.Envelope.TenantID == e.Envelope.TenantID {
-			b.remove(e.EntryID)
-		}
-		return
-	}
-	if exists {
-		b.remove(e.EntryID)
-	}
-	if e.Kind != "id_number" || e.ValueHash == nil || *e.ValueHash == "" {
-		return
-	}
-	b.entries[e.EntryID] = e
-	k := e.Envelope.TenantID + "|" + *e.ValueHash
-	if b.byHash[k] == nil {
-		b.byHash[k] = map[string]bool{}
-	}
-	b.byHash[k][e.EntryID] = true
-}
-
-func (b *Blocklist) remove(entryID string) {
-	e, ok := b.entries[entryID]
-	if !ok {
-		return
-	}
-	delete(b.entries, entryID)
-	k := e.Envelope.TenantID + "|" + *e.ValueHash
-	delete(b.byHash[k], entryID)
-	if len(b.byHash[k]) == 0 {
-		delete(b.byHash, k)
-	}
 }
 
 // CaptureIndex is the capture index (TopicCaptureIndex) held in memory by a
