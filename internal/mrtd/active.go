@@ -151,8 +151,10 @@ func namedCurveFromExplicit(der []byte) (asn1.ObjectIdentifier, error) {
 // ignored. For ECDSA keys the signature is plain r||s (as chips return it) or ASN.1 DER, over
 // ecdsaHash(nonce): pass the hash of DG14's ActiveAuthenticationInfo (see ActiveAuthHash).
 // It returns nil when the signature is valid, an error wrapping ErrActiveAuthFailed when it
-// is not (including the signature of another nonce), and ErrUnsupportedAlgorithm for other
-// key types, an unknown trailer hash, or ECDSA without ecdsaHash.
+// is not (including the signature of another nonce, and a recovered block whose trailer
+// names a hash this package does not know: an invalid signature recovers noise, which cannot
+// be told from it), and ErrUnsupportedAlgorithm for other key types or ECDSA without
+// ecdsaHash.
 func VerifyActive(pub crypto.PublicKey, nonce, signature []byte, ecdsaHash crypto.Hash) error {
 	if len(nonce) == 0 {
 		return fmt.Errorf("%w: empty nonce", ErrActiveAuthFailed)
@@ -193,6 +195,11 @@ func verifyISO9796(pub *rsa.PublicKey, nonce, sig []byte) error {
 		m.Sub(pub.N, m)
 		f = m.FillBytes(f)
 	}
+	// The header first: a block that is not a 9796-2 representative (an invalid signature
+	// recovers noise) must read as a failed signature, not as an unknown trailer hash.
+	if f[0] != 0x6A {
+		return fmt.Errorf("%w: ISO/IEC 9796-2 header %02X, want 6A (partial recovery)", ErrActiveAuthFailed, f[0])
+	}
 	var hash crypto.Hash
 	var trailer int
 	switch {
@@ -201,14 +208,13 @@ func verifyISO9796(pub *rsa.PublicKey, nonce, sig []byte) error {
 	case f[k-1] == 0xCC:
 		h, ok := iso9796HashIDs[f[k-2]]
 		if !ok {
-			return fmt.Errorf("%w: ISO/IEC 9796-2 trailer hash identifier %02X", ErrUnsupportedAlgorithm, f[k-2])
+			// Noise from an invalid signature cannot be told from a hash this package does
+			// not know (chips use SHA-1 and SHA-2): fail closed, naming the identifier.
+			return fmt.Errorf("%w: ISO/IEC 9796-2 trailer names hash identifier %02X, none of the supported hashes", ErrActiveAuthFailed, f[k-2])
 		}
 		hash, trailer = h, 2
 	default:
 		return fmt.Errorf("%w: no ISO/IEC 9796-2 trailer (last byte %02X)", ErrActiveAuthFailed, f[k-1])
-	}
-	if f[0] != 0x6A {
-		return fmt.Errorf("%w: ISO/IEC 9796-2 header %02X, want 6A (partial recovery)", ErrActiveAuthFailed, f[0])
 	}
 	hLen := hash.Size()
 	if 1+hLen+trailer > k {

@@ -176,3 +176,36 @@ func explicitP256SPKI(t *testing.T, pub *ecdsa.PublicKey) []byte {
 	}
 	return spki
 }
+
+// TestVerifyActiveTamperedAlwaysFails flips each byte of a valid RSA answer in turn: an
+// invalid signature recovers noise, and whatever that noise looks like (a trailer naming an
+// unknown hash included), the answer must fail active authentication, never read as an
+// unsupported algorithm.
+func TestVerifyActiveTamperedAlwaysFails(t *testing.T) {
+	key, err := mrtdtest.NewRSAChipKey(1024, crypto.SHA256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dg15, err := key.DG15()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := mrtd.ParseDG15(dg15)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nonce := []byte{1, 2, 3, 4, 5, 6, 7, 8}
+	sig, err := key.SignNonce(nonce)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range sig {
+		for _, flip := range []byte{0x01, 0x10, 0x80} {
+			bad := bytes.Clone(sig)
+			bad[i] ^= flip
+			if err := mrtd.VerifyActive(pub, nonce, bad, key.Hash()); !errors.Is(err, mrtd.ErrActiveAuthFailed) {
+				t.Fatalf("byte %d ^ %#x: err = %v, want ErrActiveAuthFailed", i, flip, err)
+			}
+		}
+	}
+}
