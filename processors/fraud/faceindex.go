@@ -17,12 +17,11 @@ import (
 // verified face of the tenant with the same embedding model).
 //
 // Why in memory and not ClickHouse's face_index: both were measured on this 2-core machine
-// while other work ran on it (load average 4-5, so absolute figures are pessimistic and
-// noisy; compare the ratios), with random 512-d embeddings of one tenant:
+// (make bench, nothing else running) with random 512-d embeddings of one tenant:
 //
 //	                          10k faces: p50 / p99     100k faces: p50 / p99
-//	in memory (FaceIndex)     2.3 ms / 9 ms            91 ms / 318 ms
-//	ClickHouse 18.16          70 ms / 95 ms            770 ms / 1030 ms
+//	in memory (FaceIndex)     3.6 ms / 6.0 ms          44 ms / 72 ms
+//	ClickHouse 18.16          64 ms / 80 ms            629 ms / 639 ms
 //
 //	go test -run '^$' -bench 'FaceSearch|FraudFaces' -benchtime 100x ./processors/fraud/
 //	go test -run '^$' -bench FaceIndexSearchClickHouse -benchtime 30x ./sinks/clickhouse/
@@ -38,21 +37,22 @@ import (
 // threshold's margin) and a view that does not keep encoded values are the next steps
 // before sharding the search by tenant. The fraud group's time per session with the face
 // checks on (embedding a 600×700 selfie, search over 10k faces, 10 face blocklist
-// entries): p50 58 ms, p99 114 ms (BenchmarkFraudFaces).
+// entries): p50 34 ms, p99 48 ms (BenchmarkFraudFaces).
 //
 // Contents: an entry is written by the fraud group for every session whose selfie it
 // embedded (Outcome ""), written again with the session's outcome once it is decided
 // (verified or rejected), and tombstoned when the session is erased (session tombstone) or
-// its biometrics are (a snapshot with BiometricErasure). Search reads verified entries only;
-// Get reads any entry (a face blocklist entry names a session, often a rejected one).
+// its biometrics are (a snapshot with BiometricErasure). Search reads verified entries only,
+// SearchPending undecided ones; Get reads any entry (a face blocklist entry names a session, often a rejected one).
 // Safe for concurrent use.
 type FaceIndex struct {
 	codec Codec
 	view  *processors.View
 
 	mu       sync.RWMutex
-	sessions map[string]*faceEntry // session id → entry
-	slabs    map[string]*faceSlab  // tenant|model version → verified faces
+	sessions map[string]*faceEntry          // session id → entry
+	slabs    map[string]*faceSlab           // tenant|model version → verified faces
+	pending  map[string]map[string]struct{} // tenant|model version → undecided sessions
 }
 
 type faceEntry struct {
@@ -98,7 +98,7 @@ func NewFaceIndex(codec Codec, opts ...processors.Option) (*FaceIndex, error) {
 }
 
 func newFaceIndex(codec Codec) *FaceIndex {
-	return &FaceIndex{codec: codec, sessions: map[string]*faceEntry{}, slabs: map[string]*faceSlab{}}
+	return &FaceIndex{codec: codec, sessions: map[string]*faceEntry{}, slabs: map[string]*faceSlab{}, pending: map[string]map[string]struct{}{}}
 }
 
 // Run consumes the face index topic until ctx ends.
@@ -146,10 +146,16 @@ func (x *FaceIndex) put(sessionID string, e *schemas.FaceIndexEntry) {
 		captureID: e.CaptureID, outcome: e.Outcome, vec: normalized(e.Embedding),
 	}
 	x.sessions[sessionID] = fe
+	k := fe.tenant + "|" + fe.model
+	if fe.outcome == "" {
+		if x.pending[k] == nil {
+			x.pending[k] = map[string]struct{}{}
+		}
+		x.pending[k][sessionID] = struct{}{}
+	}
 	if fe.outcome != schemas.StatusVerified {
 		return
 	}
-	k := fe.tenant + "|" + fe.model
 	s := x.slabs[k]
 	if s == nil {
 		s = &faceSlab{dim: len(fe.vec)}
@@ -171,10 +177,16 @@ func (x *FaceIndex) remove(sessionID string) {
 		return
 	}
 	delete(x.sessions, sessionID)
+	k := fe.tenant + "|" + fe.model
+	if p := x.pending[k]; p != nil {
+		delete(p, sessionID)
+		if len(p) == 0 {
+			delete(x.pending, k)
+		}
+	}
 	if fe.vec != nil {
 		return
 	}
-	k := fe.tenant + "|" + fe.model
 	s := x.slabs[k]
 	last := len(s.sessions) - 1
 	if fe.slot != last {
@@ -228,6 +240,31 @@ func (x *FaceIndex) Search(tenantID, model string, vec []float32, minSimilarity 
 		}
 		hits = append(hits, FaceHit{SessionID: s.sessions[i], IDNumberHash: x.sessions[s.sessions[i]].idHash, Similarity: float64(sim)})
 	}
+	return bestHits(hits, limit)
+}
+
+// SearchPending is Search over the faces of undecided sessions (assessed, not yet decided):
+// the sessions in flight, where a face submitted under several identities at once shows
+// before any of them is verified. They are few (sessions live minutes), so a plain scan.
+func (x *FaceIndex) SearchPending(tenantID, model string, vec []float32, minSimilarity float64, limit int, excludeSession string) []FaceHit {
+	q := normalized(vec)
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	var hits []FaceHit
+	for sid := range x.pending[tenantID+"|"+model] {
+		fe := x.sessions[sid]
+		if sid == excludeSession || len(fe.vec) != len(q) {
+			continue
+		}
+		if sim := dot(q, fe.vec); sim >= float32(minSimilarity) {
+			hits = append(hits, FaceHit{SessionID: sid, IDNumberHash: fe.idHash, Similarity: float64(sim)})
+		}
+	}
+	return bestHits(hits, limit)
+}
+
+// bestHits sorts hits best first (ties by session id) and keeps at most limit.
+func bestHits(hits []FaceHit, limit int) []FaceHit {
 	sort.Slice(hits, func(a, b int) bool {
 		if hits[a].Similarity != hits[b].Similarity {
 			return hits[a].Similarity > hits[b].Similarity

@@ -27,6 +27,7 @@ const (
 // Reason codes of the face checks.
 const (
 	ReasonDuplicateFace       = "duplicate_face"             // fail: the face of a verified session under another id number
+	ReasonDuplicateInFlight   = "duplicate_face_in_flight"   // warn: the face of an undecided session under another id number
 	ReasonPresentationPrint   = "presentation_print"         // fail: a printed photo held to the camera
 	ReasonPresentationReplay  = "presentation_replay"        // fail: a photo or video shown on a screen
 	ReasonPresentationMask    = "presentation_mask"          // fail: a mask, or a spoof no 2-D signal explains
@@ -62,6 +63,8 @@ type FaceStore interface {
 	// Search returns up to limit verified faces of tenantID computed by model with a cosine
 	// similarity to vec of at least minSimilarity, best first, leaving out excludeSession.
 	Search(tenantID, model string, vec []float32, minSimilarity float64, limit int, excludeSession string) []FaceHit
+	// SearchPending is Search over the faces of sessions assessed and not yet decided.
+	SearchPending(tenantID, model string, vec []float32, minSimilarity float64, limit int, excludeSession string) []FaceHit
 	// Get returns the face of a session, whatever its outcome.
 	Get(sessionID string) (FaceRecord, bool)
 }
@@ -297,7 +300,9 @@ func faceIDHash(key []byte, id identity) string {
 // duplicateCheck fails duplicate_face when a verified face of the tenant reaches the
 // threshold under another id-number hash (or when either session has no id number: the
 // same face cannot be shown to be the same identity). A hit under the same hash is the
-// same person verifying again and passes. Score: the best similarity found.
+// same person verifying again and passes. Without such a hit, a face of an undecided session
+// under another id-number hash warns duplicate_face_in_flight. Score: the best similarity
+// found.
 func (g *group) duplicateCheck(tenantID, sessionID, idHash string, vec []float32) schemas.Check {
 	hits := g.faces.index.Search(tenantID, g.faces.model, vec, g.faces.threshold, duplicateSearchLimit, sessionID)
 	c := newCheck(CheckDuplicateFace, schemas.CheckPass, "", "")
@@ -308,6 +313,17 @@ func (g *group) duplicateCheck(tenantID, sessionID, idHash string, vec []float32
 		if h.IDNumberHash != idHash || idHash == "" {
 			c = newCheck(CheckDuplicateFace, schemas.CheckFail, ReasonDuplicateFace,
 				fmt.Sprintf("the selfie matches the face of verified session %s under another id number", h.SessionID))
+			c.Score = ptr(h.Similarity)
+			return c
+		}
+	}
+	// Sessions in flight: one face under several identities at once (a batch of synthetic
+	// identities) shows here before any of them is verified. A warn, not a fail: neither
+	// session is known good, so the analyst (or a stricter policy) decides.
+	for _, h := range g.faces.index.SearchPending(tenantID, g.faces.model, vec, g.faces.threshold, duplicateSearchLimit, sessionID) {
+		if h.IDNumberHash != idHash || idHash == "" {
+			c = newCheck(CheckDuplicateFace, schemas.CheckWarn, ReasonDuplicateInFlight,
+				fmt.Sprintf("the selfie matches the face of undecided session %s under another id number", h.SessionID))
 			c.Score = ptr(h.Similarity)
 			return c
 		}

@@ -163,7 +163,8 @@ func TestDuplicateFace(t *testing.T) {
 		t.Fatalf("duplicate check %+v", c)
 	}
 
-	// The same face under the same identity (verifying again): pass.
+	// B is rejected for it. The same face under the same identity (verifying again): pass.
+	ff.handle(second.Envelope.SessionID, decided(second, fa, schemas.StatusRejected))
 	again := ff.session(sessionN("c"), idA, facetest.Transformed(a, 1.1, -4))
 	fa, _ = ff.handle(again.Envelope.SessionID, again)
 	expect(t, checkOf(t, fa, CheckDuplicateFace), schemas.CheckPass, "")
@@ -193,8 +194,8 @@ func TestDuplicateFaceOnlyVerifiedAndNotErased(t *testing.T) {
 		fa, _ := ff.handle(st.Envelope.SessionID, st)
 		return checkOf(t, fa, CheckDuplicateFace)
 	}
-	// Undecided, then rejected: not searched.
-	expect(t, probe("b"), schemas.CheckPass, "")
+	// Undecided: a warning (two identities in flight with one face); rejected: not searched.
+	expect(t, probe("b"), schemas.CheckWarn, ReasonDuplicateInFlight)
 	ff.handle(first.Envelope.SessionID, decided(first, fa, schemas.StatusRejected))
 	if rec, ok := ff.index.Get(first.Envelope.SessionID); !ok || rec.Outcome != schemas.StatusRejected {
 		t.Fatalf("rejected entry %+v %v", rec, ok)
@@ -389,5 +390,17 @@ func TestFaceIndexSlab(t *testing.T) {
 	x.Apply("s2", []byte("garbage")) // undecodable: the entry goes
 	if _, ok := x.Get("s2"); ok {
 		t.Fatal("undecodable value kept the entry")
+	}
+
+	// Undecided faces are searched apart, and leave that search once decided or removed.
+	put("s6", "t", "", 0.95, 0.05, 0)
+	put("s7", "t", "rejected", 1, 0, 0)
+	if hits := x.SearchPending("t", "m", []float32{1, 0, 0}, 0.5, 10, "s6"); len(hits) != 1 || hits[0].SessionID != "s4" {
+		t.Fatalf("pending hits %+v", hits)
+	}
+	put("s4", "t", "rejected", 1, 0, 0)
+	x.Apply("s6", nil)
+	if hits := x.SearchPending("t", "m", []float32{1, 0, 0}, 0.5, 10, ""); len(hits) != 0 {
+		t.Fatalf("decided or removed faces still pending: %+v", hits)
 	}
 }
