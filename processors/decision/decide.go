@@ -45,12 +45,8 @@ func Decide(p Policy, st *schemas.SessionState) (*schemas.Decision, bool) {
 			return nil, false
 		}
 	}
-	docType := fp.DocumentType
-	if docType == "" {
-		docType = st.Flow
-	}
 	extracted, dataChecks := Reconcile(st)
-	extracted.DocumentType = docType
+	extracted.DocumentType = reportedDocumentType(st, fp)
 	dataChecks = append(dataChecks, documentTypeChecks(st, fp.DocumentTypes)...)
 
 	checks := slices.Clone(st.Checks)
@@ -108,6 +104,27 @@ func reasonFor(c schemas.Check) schemas.Reason {
 		r.Message = *c.Detail
 	}
 	return r
+}
+
+// reportedDocumentType is extracted.document_type: the type the evidence recognised — the
+// chip's (its DG1 is signed), else the first document read in step order whose type the
+// flow accepts — and only without one the flow's DocumentType (or its name). So an id_card
+// session on a 9-digit card reports legacy_id_card, and an nfc_only session on a chip ID
+// card chip_id_card.
+func reportedDocumentType(st *schemas.SessionState, fp FlowPolicy) string {
+	known := func(t string) bool { return t != "" && t != "unknown" }
+	if st.Chip != nil && known(st.Chip.DocumentType) {
+		return st.Chip.DocumentType
+	}
+	for _, d := range st.Documents {
+		if known(d.DocumentType) && (len(fp.DocumentTypes) == 0 || slices.Contains(fp.DocumentTypes, d.DocumentType)) {
+			return d.DocumentType
+		}
+	}
+	if fp.DocumentType != "" {
+		return fp.DocumentType
+	}
+	return st.Flow
 }
 
 // DocumentTypeCheckPrefix prefixes the decision's check of the document type the OCR

@@ -62,7 +62,7 @@ func findCheck(cs []schemas.Check, name string) *schemas.Check {
 
 func TestDefaultPolicy(t *testing.T) {
 	p := DefaultPolicy(flow.Default())
-	if p.Version != "2026-11-22.8" || len(p.Flows) != 5 {
+	if p.Version != "2026-11-22.9" || len(p.Flows) != 5 {
 		t.Fatalf("policy = %+v", p)
 	}
 	want := map[string][]string{
@@ -306,13 +306,16 @@ func TestDecideJudgesDocumentType(t *testing.T) {
 		st          *schemas.SessionState
 		outcome     string
 		front, back string // status/reason of document.type_expected.<step>
+		reported    string // extracted.document_type
 	}{
-		{"chip card in the chip flow", withDocs("chip_id_card", "chip_id_card", "chip_id_card"), schemas.StatusVerified, "pass/", "pass/"},
-		{"passport in the chip flow", withDocs("chip_id_card", "passport", "chip_id_card"), schemas.StatusRejected, "fail/" + ReasonDocumentTypeMismatch, "pass/"},
-		{"9-digit card in the id_card flow", withDocs("id_card", "legacy_id_card", "legacy_id_card"), schemas.StatusVerified, "pass/", "pass/"},
+		{"chip card in the chip flow", withDocs("chip_id_card", "chip_id_card", "chip_id_card"), schemas.StatusVerified, "pass/", "pass/", "chip_id_card"},
+		{"passport in the chip flow", withDocs("chip_id_card", "passport", "chip_id_card"), schemas.StatusRejected, "fail/" + ReasonDocumentTypeMismatch, "pass/", "chip_id_card"},
+		{"9-digit card in the id_card flow", withDocs("id_card", "legacy_id_card", "legacy_id_card"), schemas.StatusVerified, "pass/", "pass/", "legacy_id_card"},
 		{"9-digit card in the chip flow", withDocs("chip_id_card", "legacy_id_card", "legacy_id_card"), schemas.StatusRejected,
-			"fail/" + ReasonDocumentTypeMismatch, "fail/" + ReasonDocumentTypeMismatch},
-		{"unrecognised back", withDocs("chip_id_card", "chip_id_card", "unknown"), schemas.StatusVerified, "pass/", "skipped/" + ReasonDocumentTypeUnknown},
+			"fail/" + ReasonDocumentTypeMismatch, "fail/" + ReasonDocumentTypeMismatch, "chip_id_card"},
+		{"unrecognised back", withDocs("chip_id_card", "chip_id_card", "unknown"), schemas.StatusVerified, "pass/", "skipped/" + ReasonDocumentTypeUnknown, "chip_id_card"},
+		{"nothing recognised", withDocs("id_card", "unknown", "unknown"), schemas.StatusVerified,
+			"skipped/" + ReasonDocumentTypeUnknown, "skipped/" + ReasonDocumentTypeUnknown, "id_card"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -335,6 +338,9 @@ func TestDecideJudgesDocumentType(t *testing.T) {
 				if got != want {
 					t.Errorf("%s = %s, want %s", c.Name, got, want)
 				}
+			}
+			if d.Extracted.DocumentType != tt.reported {
+				t.Errorf("extracted.document_type %q, want %q", d.Extracted.DocumentType, tt.reported)
 			}
 			if tt.outcome == schemas.StatusRejected && (len(d.Reasons) == 0 || d.Reasons[0].Code != ReasonDocumentTypeMismatch) {
 				t.Errorf("reasons %+v do not name %s", d.Reasons, ReasonDocumentTypeMismatch)

@@ -32,8 +32,10 @@ import (
 // presentation attack; skipped with a reason in flows without a selfie); "2026-11-22.7" also
 // awaits the fraud tamper check of each document step (FraudAwaits); "2026-11-22.8" also
 // judges the document type the OCR recognised on each document step against the types the
-// flow accepts (DocumentTypeCheckPrefix).
-const DefaultPolicyVersion = "2026-11-22.8"
+// flow accepts (DocumentTypeCheckPrefix); "2026-11-22.9" reports the recognised document
+// type as extracted.document_type (the chip's, else the documents'), the flow's only without
+// one.
+const DefaultPolicyVersion = "2026-11-22.9"
 
 // Chip check names the default policy awaits (they are produced by the chip group, which
 // reports every chip check of a capture in one event).
@@ -194,7 +196,8 @@ type FlowPolicy struct {
 	// Soft lists check-name patterns whose fail is reported as warn and does not reject.
 	// Every other check is hard: its fail rejects the session.
 	Soft []string
-	// DocumentType is reported as extracted.document_type; empty means the flow name.
+	// DocumentType is reported as extracted.document_type when neither the chip nor the OCR
+	// recognised the document's type; empty means the flow name.
 	DocumentType string
 	// DocumentTypes are the document types (as the ocr group names them) the flow accepts on
 	// its document steps; empty accepts any. See DocumentTypeCheckPrefix.
