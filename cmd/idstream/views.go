@@ -50,8 +50,15 @@ func (v *stateView) Run(ctx context.Context) error { return v.view.Run(ctx) }
 func (v *stateView) Ready() bool { return v.view.Ready() }
 
 // forget drops the provisional entry once the real state (or its tombstone) arrives; a
-// placeholder of early events (schemas.StatusUnopened) is not the session yet.
+// placeholder of early events (schemas.StatusUnopened) is not the session yet. Only an
+// update of a provisional session is decoded to tell (every other update costs a lookup).
 func (v *stateView) forget(key string, b []byte) {
+	v.mu.Lock()
+	_, provisional := v.provisional[key]
+	v.mu.Unlock()
+	if !provisional {
+		return
+	}
 	if b != nil {
 		if st, err := v.decode(b); err == nil && st.Status == schemas.StatusUnopened {
 			return
