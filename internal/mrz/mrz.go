@@ -299,8 +299,8 @@ func (m MRZ) Fields() map[string]string { return m.FieldsAt(time.Now()) }
 // valid date), sex (M, F or X for '<'), nationality, issuing_state, optional_data
 // (OptionalData1), optional_data_2 (OptionalData2) and id_number. Century pivot: an expiry
 // date is always 20YY; a birth date is 20YY unless that is after now's date, then 19YY.
-// id_number is the 12-digit citizen identity number of a Vietnamese card (issuing state VNM
-// and optional data of exactly 12 digits); other documents have none.
+// id_number is the 12-digit citizen identity number of a Vietnamese card (see
+// VietnameseIDNumber); other documents have none.
 func (m MRZ) FieldsAt(now time.Time) map[string]string {
 	f := map[string]string{}
 	put := func(k, v string) {
@@ -332,10 +332,31 @@ func (m MRZ) FieldsAt(now time.Time) map[string]string {
 	put(FieldIssuingState, m.IssuingState)
 	put(FieldOptionalData, m.OptionalData1)
 	put(FieldOptionalData2, m.OptionalData2)
-	if m.IssuingState == "VNM" && isDigits(m.OptionalData1, 12) {
-		put(FieldIDNumber, m.OptionalData1)
+	if id, ok := m.VietnameseIDNumber(); ok {
+		put(FieldIDNumber, id)
 	}
 	return f
+}
+
+// VietnameseIDNumber returns the 12-digit citizen identity number that a Vietnamese ID
+// card's zone (issuing state VNM) carries at the start of its optional data, whose document
+// number is only the last 9 digits. Printers differ in what follows the 12 digits: nothing,
+// fillers, or fillers and a check digit ("001099012345<<4"), or the number's check digit
+// directly ("0010990123451"); all are accepted, anything else is not an ID number.
+func (m MRZ) VietnameseIDNumber() (string, bool) {
+	s := m.OptionalData1
+	if m.IssuingState != "VNM" || len(s) < 12 || !isDigits(s[:12], 12) {
+		return "", false
+	}
+	rest := s[12:]
+	if len(rest) == 1 && checks(s[:12], rest[0]) {
+		return s[:12], true // the number's check digit right after it
+	}
+	tail := strings.TrimLeft(rest, "<")
+	if (rest == "" || tail != rest) && (tail == "" || isDigits(tail, 1)) {
+		return s[:12], true // fillers, then at most one digit
+	}
+	return "", false
 }
 
 // date reads a YYMMDD date as 20YY-MM-DD; it rejects fillers and impossible dates.

@@ -304,3 +304,30 @@ func TestFieldsDates(t *testing.T) {
 		t.Errorf("id_number from a non-Vietnamese document")
 	}
 }
+
+func TestVietnameseIDNumber(t *testing.T) {
+	check, err := CheckDigit("001099012345")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := '0' + (check-'0'+1)%10
+	for _, c := range []struct {
+		state, optional string
+		want            bool
+	}{
+		{"VNM", "001099012345", true},
+		{"VNM", "001099012345<<4", true},                    // fillers and a trailing digit
+		{"VNM", "001099012345" + string(rune(check)), true}, // the number's own check digit
+		{"VNM", "001099012345" + string(rune(wrong)), false},
+		{"VNM", "0010990123456789", false}, // a longer number is not a 12-digit ID
+		{"VNM", "00109901234", false},
+		{"VNM", "00109901234A", false},
+		{"VNM", "001099012345<<45", false},
+		{"UTO", "001099012345", false},
+	} {
+		id, ok := (MRZ{IssuingState: c.state, OptionalData1: c.optional}).VietnameseIDNumber()
+		if ok != c.want || (ok && id != "001099012345") {
+			t.Errorf("%s %q: got %q %v, want %v", c.state, c.optional, id, ok, c.want)
+		}
+	}
+}

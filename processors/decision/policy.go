@@ -34,8 +34,10 @@ import (
 // judges the document type the OCR recognised on each document step against the types the
 // flow accepts (DocumentTypeCheckPrefix); "2026-11-22.9" reports the recognised document
 // type as extracted.document_type (the chip's, else the documents'), the flow's only without
-// one.
-const DefaultPolicyVersion = "2026-11-22.9"
+// one; "2026-11-26.1" reports printed names and places (with diacritics) before the MRZ's
+// transliteration, the 12-digit ID number before an MRZ document number of its last 9 digits
+// (which agree), and compares nationality as a country (Reconcile).
+const DefaultPolicyVersion = "2026-11-26.1"
 
 // Chip check names the default policy awaits (they are produced by the chip group, which
 // reports every chip check of a capture in one event).

@@ -33,11 +33,15 @@ func isCanonical(name string) bool { return slices.Contains(canonicalFields(), n
 
 // Reconcile extracts the identity data of a snapshot from its three sources: OCR (the fields
 // of its documents, in step order), MRZ (the chip's DG1, else the first document MRZ) and
-// chip (the chip's fields). For each field the value is taken from chip, else MRZ, else
-// OCR; Sources lists, in the order ocr, mrz, chip, every source that had it. Values are
+// chip (the chip's fields). For each field the value is taken from the best source that has
+// it (reported): the chip first, then the MRZ, whose check digits protect it, then OCR;
+// except that names and places come from the printed text before the MRZ (the MRZ
+// transliterates without diacritics and truncates), and an MRZ that holds only the last 9
+// digits of a 12-digit ID number (its document number) comes after OCR. Sources lists, in the order ocr, mrz, chip, every source that had it. Values are
 // compared after trimming, collapsing spaces and upper-casing (no diacritics folding, except
 // against the MRZ, which has none: see agree); dates
-// are normalised to YYYY-MM-DD, sex to M|F|X and Vietnamese nationality to VNM. Each field
+// are normalised to YYYY-MM-DD, sex to M|F|X and nationality to its ISO 3166 alpha-3 code
+// when it names a country (countryCode: VNM = Việt Nam = VIỆT NAM = Vietnamese). Each field
 // seen in two or more sources yields a check "data.<field>_consistency": fail with reason
 // data_mismatch when the sources disagree, pass otherwise. OCR fields with other names go to
 // Other. The returned Extracted has no DocumentType; Reconcile is pure.
@@ -95,7 +99,7 @@ func Reconcile(st *schemas.SessionState) (*schemas.Extracted, []schemas.Check) {
 	var checks []schemas.Check
 	for _, field := range canonicalFields() {
 		var sources, norms []string
-		var value string
+		values := map[string]string{}
 		for _, src := range []struct {
 			name string
 			m    map[string]string
@@ -107,19 +111,19 @@ func Reconcile(st *schemas.SessionState) (*schemas.Extracted, []schemas.Check) {
 			sources = append(sources, src.name)
 			n := normalize(field, v, ref)
 			norms = append(norms, n)
-			value = display(field, v, n) // later sources have priority
+			values[src.name] = display(field, v, n)
 		}
 		if len(sources) == 0 {
 			continue
 		}
 		ex.Sources[field] = sources
-		setField(ex, field, value)
+		setField(ex, field, reported(field, values))
 		if len(sources) < 2 {
 			continue
 		}
 		c := schemas.Check{Name: "data." + field + "_consistency", Status: schemas.CheckPass, Source: Producer}
 		for i, n := range norms[1:] {
-			if !agree(sources[0], norms[0], sources[i+1], n) {
+			if !agree(field, sources[0], norms[0], sources[i+1], n) {
 				c.Status = schemas.CheckFail
 				code := ReasonDataMismatch
 				detail := fmt.Sprintf("The %s read from %s does not agree.", field, strings.Join(sources, ", "))
@@ -130,6 +134,26 @@ func Reconcile(st *schemas.SessionState) (*schemas.Extracted, []schemas.Check) {
 		checks = append(checks, c)
 	}
 	return ex, checks
+}
+
+// reported returns the value reported for field from the values of each source that had
+// it (see Reconcile for the order).
+func reported(field string, values map[string]string) string {
+	order := []string{SourceChip, SourceMRZ, SourceOCR}
+	switch field {
+	case "full_name", "place_of_origin", "place_of_residence":
+		order = []string{SourceChip, SourceOCR, SourceMRZ}
+	case "id_number":
+		if !digits(values[SourceMRZ], 12) {
+			order = []string{SourceChip, SourceOCR, SourceMRZ}
+		}
+	}
+	for _, src := range order {
+		if v, ok := values[src]; ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // mrzCanonical maps MRZ field names to the canonical field names.
@@ -206,12 +230,43 @@ func normalize(field, v string, ref time.Time) string {
 			return "X"
 		}
 	case "nationality":
-		switch s {
-		case "VIỆT NAM", "VIET NAM", "VIETNAM", "VIETNAMESE":
-			return "VNM"
+		if code, ok := countryCode(s); ok {
+			return code
 		}
 	}
 	return s
+}
+
+// countryCode returns the ISO 3166-1 alpha-3 code a nationality names: the code itself, or
+// the country's or nationality's name in Vietnamese or English, with or without
+// diacritics, in any case and spacing ("Việt Nam", "VIET NAM", "Vietnamese" → VNM). The
+// table holds Vietnam and the nationalities most often met in Vietnam; any other value is
+// compared as written.
+func countryCode(v string) (string, bool) {
+	key := strings.ReplaceAll(mrzFold(v), " ", "")
+	if code, ok := countries[key]; ok {
+		return code, true
+	}
+	for _, code := range countries {
+		if key == code {
+			return code, true
+		}
+	}
+	return "", false
+}
+
+// countries maps folded country and nationality names (mrzFold, spaces removed) to alpha-3.
+var countries = map[string]string{
+	"VIETNAM": "VNM", "VIETNAMESE": "VNM", "VN": "VNM",
+	"TRUNGQUOC": "CHN", "CHINA": "CHN", "CHINESE": "CHN",
+	"HANQUOC": "KOR", "KOREA": "KOR", "SOUTHKOREA": "KOR", "KOREAN": "KOR",
+	"NHATBAN": "JPN", "JAPAN": "JPN", "JAPANESE": "JPN",
+	"HOAKY": "USA", "MY": "USA", "UNITEDSTATES": "USA", "AMERICAN": "USA",
+	"LAO": "LAO", "LAOS": "LAO", "CAMPUCHIA": "KHM", "CAMBODIA": "KHM", "CAMBODIAN": "KHM",
+	"THAILAN": "THA", "THAILAND": "THA", "THAI": "THA",
+	"PHAP": "FRA", "FRANCE": "FRA", "FRENCH": "FRA", "DUC": "DEU", "GERMANY": "DEU", "GERMAN": "DEU",
+	"ANH": "GBR", "UNITEDKINGDOM": "GBR", "BRITISH": "GBR", "UC": "AUS", "AUSTRALIA": "AUS", "AUSTRALIAN": "AUS",
+	"NGA": "RUS", "RUSSIA": "RUS", "RUSSIAN": "RUS",
 }
 
 // display returns the value reported for a field: the normalised form for dates and sex,
@@ -273,8 +328,9 @@ func setField(ex *schemas.Extracted, field, v string) {
 // agree reports whether two normalised values of a field from sources a and b agree. The MRZ
 // alphabet has no diacritics and a bounded length, so a value compared with an MRZ value is
 // folded to that alphabet first (NGUYỄN VĂN A = NGUYEN<VAN<A), and an MRZ value that fills
-// its field may be a truncation of the other. Other sources must agree exactly.
-func agree(a, va, b, vb string) bool {
+// its field may be a truncation of the other; an MRZ document number of 9 digits agrees with
+// the 12-digit ID number it ends. Other sources must agree exactly.
+func agree(field, a, va, b, vb string) bool {
 	if a != SourceMRZ && b != SourceMRZ {
 		return va == vb
 	}
@@ -285,6 +341,10 @@ func agree(a, va, b, vb string) bool {
 	m, o := fa, fb
 	if b == SourceMRZ {
 		m, o = fb, fa
+	}
+	if field == "id_number" {
+		// A Vietnamese card's MRZ document number is the last 9 digits of its 12-digit number.
+		return digits(m, 9) && digits(o, 12) && strings.HasSuffix(o, m)
 	}
 	return len(m) >= mrzTruncatedLen && strings.HasPrefix(o, m)
 }

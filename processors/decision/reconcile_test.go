@@ -139,8 +139,73 @@ func TestAgreeAgainstMRZ(t *testing.T) {
 		{SourceChip, long, SourceMRZ, "NGUYEN THI", false},
 	}
 	for _, tt := range tests {
-		if got := agree(tt.a, tt.va, tt.b, tt.vb); got != tt.want {
+		if got := agree("full_name", tt.a, tt.va, tt.b, tt.vb); got != tt.want {
 			t.Errorf("agree(%s %q, %s %q) = %v, want %v", tt.a, tt.va, tt.b, tt.vb, got, tt.want)
+		}
+	}
+}
+
+// A chip ID card read without its chip: the printed name keeps its diacritics while the MRZ
+// confirms it; the 12-digit number comes from the front when the MRZ holds only its last
+// nine digits as the document number; the printed nationality is a country.
+func TestReconcilePrintedOverMRZ(t *testing.T) {
+	st := processing()
+	st.Documents = []schemas.DocumentRead{
+		{Step: "document_front", CaptureID: "cap_f", Fields: []schemas.Field{
+			{Name: "id_number", Value: "001099012345"},
+			{Name: "full_name", Value: "MAI PHƯƠNG VY"},
+			{Name: "nationality", Value: "Việt Nam"},
+		}},
+		{Step: "document_back", CaptureID: "cap_b", MRZ: &schemas.MRZ{Format: "TD1", Valid: true, Fields: map[string]string{
+			"document_number": "099012345", "full_name": "MAI PHUONG VY", "nationality": "VNM",
+		}}},
+	}
+	ex, checks := Reconcile(st)
+	if *ex.FullName != "MAI PHƯƠNG VY" || *ex.IDNumber != "001099012345" || *ex.Nationality != "VNM" {
+		t.Fatalf("extracted = %s / %s / %s", *ex.FullName, *ex.IDNumber, *ex.Nationality)
+	}
+	for _, c := range checks {
+		if c.Status != schemas.CheckPass {
+			t.Errorf("check %s = %s, want pass", c.Name, c.Status)
+		}
+	}
+	if len(checks) != 3 {
+		t.Fatalf("checks = %d, want id_number, full_name and nationality", len(checks))
+	}
+
+	// The MRZ's 12-digit optional data wins over a misread front, and disagrees with it.
+	st.Documents[0].Fields[0].Value = "001099012346"
+	st.Documents[1].MRZ.Fields["id_number"] = "001099012345"
+	ex, checks = Reconcile(st)
+	if *ex.IDNumber != "001099012345" {
+		t.Fatalf("id_number = %s, want the MRZ's", *ex.IDNumber)
+	}
+	if c := findCheck(checks, "data.id_number_consistency"); c == nil || c.Status != schemas.CheckFail {
+		t.Fatalf("id_number consistency = %+v", c)
+	}
+}
+
+func TestAgreeIDNumberAndCountry(t *testing.T) {
+	for _, tt := range []struct {
+		a, va, b, vb string
+		want         bool
+	}{
+		{SourceOCR, "001099012345", SourceMRZ, "099012345", true},
+		{SourceMRZ, "099012345", SourceChip, "001099012345", true},
+		{SourceOCR, "001099012345", SourceMRZ, "099012346", false},
+		{SourceOCR, "001099012345", SourceChip, "099012345", false}, // only the MRZ holds 9 digits
+		{SourceOCR, "01099012345", SourceMRZ, "099012345", false},
+	} {
+		if got := agree("id_number", tt.a, tt.va, tt.b, tt.vb); got != tt.want {
+			t.Errorf("agree(%s %q, %s %q) = %v, want %v", tt.a, tt.va, tt.b, tt.vb, got, tt.want)
+		}
+	}
+	for in, want := range map[string]string{
+		"Việt Nam": "VNM", "VIỆT NAM": "VNM", "viet  nam": "VNM", "Vietnamese": "VNM", "VNM": "VNM",
+		"Hàn Quốc": "KOR", "CHN": "CHN", "Atlantis": "ATLANTIS",
+	} {
+		if got := normalize("nationality", in, t0); got != want {
+			t.Errorf("nationality %q = %q, want %q", in, got, want)
 		}
 	}
 }
