@@ -1,0 +1,327 @@
+package evaluation
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"text/tabwriter"
+	"time"
+
+	"github.com/idstream/idstream/internal/mrz"
+)
+
+// GateAnswer is the quality gate's answer to one upload.
+type GateAnswer struct {
+	Kind    string   `json:"kind"`   // document | selfie
+	Expect  string   `json:"expect"` // ExpectGood or a reason code
+	Status  string   `json:"status"` // accepted | retake | pending | error
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// Check is one check of a session as Data Get reports it.
+type Check struct {
+	Name       string   `json:"name"`
+	Status     string   `json:"status"`
+	Score      *float64 `json:"score,omitempty"`
+	Threshold  *float64 `json:"threshold,omitempty"`
+	ReasonCode string   `json:"reason_code,omitempty"`
+}
+
+// Outcome is what one session gave.
+type Outcome struct {
+	Session       Session           `json:"session"`
+	Gate          []GateAnswer      `json:"gate"`
+	Status        string            `json:"status"` // the session's last status
+	ExtractedType string            `json:"document_type,omitempty"`
+	Fields        map[string]string `json:"fields,omitempty"` // extracted, canonical and other
+	MRZ           map[string]string `json:"mrz,omitempty"`
+	Checks        []Check           `json:"checks,omitempty"`
+	Reasons       []string          `json:"reasons,omitempty"`
+	Err           string            `json:"error,omitempty"`
+}
+
+// Decided reports whether the session ended verified or rejected.
+func (o Outcome) Decided() bool { return o.Status == "verified" || o.Status == "rejected" }
+
+// FaceScores are cosine similarities of face pairs, scored by the face engine the facematch
+// group uses.
+type FaceScores struct {
+	Genuine   []float64 `json:"genuine"`  // two photos of one person
+	Impostor  []float64 `json:"impostor"` // photos of two people
+	Threshold float64   `json:"threshold"`
+}
+
+// LivenessScores are liveness scores (P(live), higher is live) of bona fide photos and of
+// attack renderings by attack kind.
+type LivenessScores struct {
+	BonaFide  []float64            `json:"bona_fide"`
+	Attacks   map[string][]float64 `json:"attacks"`
+	Threshold float64              `json:"threshold"`
+}
+
+// AllAttacks returns every attack score.
+func (l LivenessScores) AllAttacks() []float64 {
+	var out []float64
+	for _, k := range slices.Sorted(maps.Keys(l.Attacks)) {
+		out = append(out, l.Attacks[k]...)
+	}
+	return out
+}
+
+// Report is the figures of one split.
+type Report struct {
+	Split     string    `json:"split"`
+	Generated time.Time `json:"generated"`
+	Sessions  int       `json:"sessions"`
+
+	GoodRejected map[string]*Rate `json:"gate_good_rejected"` // by capture kind: good captures sent back
+	BadCaught    map[string]*Rate `json:"gate_bad_caught"`    // by expected reason: bad captures sent back
+	BadReason    map[string]*Rate `json:"gate_bad_reason"`    // by expected reason: sent back with that reason
+
+	DocumentType map[string]*Rate            `json:"document_type"` // by true type
+	Fields       map[string]map[string]*Rate `json:"fields"`        // type → field → exact matches
+	MRZ          map[string]*Rate            `json:"mrz_exact"`     // by type
+
+	Face     FaceFigures     `json:"face_match"`
+	Liveness LivenessFigures `json:"liveness"`
+
+	GenuineVerified   Rate `json:"genuine_verified"`
+	ImpostorsVerified Rate `json:"impostors_verified"`
+	AttacksVerified   Rate `json:"attacks_verified"`
+	NotDecided        Rate `json:"not_decided"`
+}
+
+// FaceFigures are face match error rates.
+type FaceFigures struct {
+	Pairs       [2]int  `json:"pairs"` // genuine, impostor
+	Threshold   float64 `json:"threshold"`
+	FNMR        float64 `json:"fnmr"`
+	FMR         float64 `json:"fmr"`
+	FNMRAt01    float64 `json:"fnmr_at_fmr_0_1pct"` // NaN when the impostor pairs are too few
+	FNMRAt1     float64 `json:"fnmr_at_fmr_1pct"`
+	GenuineMin  float64 `json:"genuine_min"`
+	ImpostorMax float64 `json:"impostor_max"`
+}
+
+// LivenessFigures are presentation attack detection error rates at the threshold.
+type LivenessFigures struct {
+	BonaFide  int                `json:"bona_fide"`
+	Attacks   int                `json:"attacks"`
+	Threshold float64            `json:"threshold"`
+	BPCER     float64            `json:"bpcer"`
+	APCER     float64            `json:"apcer"`         // over every attack kind
+	APCERBy   map[string]float64 `json:"apcer_by_kind"` // per attack kind
+	BPCERAt5  float64            `json:"bpcer_at_apcer_5pct"`
+}
+
+// Summarize computes the report of split from the sessions' outcomes and the score lists.
+// A document's fields are scored on every session of it that sent a good capture of every
+// side (impostor and attack sessions read the same document again, and count too).
+func Summarize(c *Corpus, split string, outcomes []Outcome, faces FaceScores, live LivenessScores) Report {
+	r := Report{
+		Split: split, Generated: time.Now().UTC().Truncate(time.Second),
+		GoodRejected: map[string]*Rate{}, BadCaught: map[string]*Rate{}, BadReason: map[string]*Rate{},
+		DocumentType: map[string]*Rate{}, Fields: map[string]map[string]*Rate{}, MRZ: map[string]*Rate{},
+	}
+	rate := func(m map[string]*Rate, k string) *Rate {
+		if m[k] == nil {
+			m[k] = &Rate{}
+		}
+		return m[k]
+	}
+	for _, o := range outcomes {
+		if o.Session.Split != split {
+			continue
+		}
+		r.Sessions++
+		for _, g := range o.Gate {
+			if g.Status == "pending" || g.Status == "error" {
+				continue // no answer in time: counted in neither direction
+			}
+			retake := g.Status == "retake"
+			if g.Expect == ExpectGood {
+				rate(r.GoodRejected, g.Kind).Add(retake)
+				continue
+			}
+			rate(r.BadCaught, g.Expect).Add(retake)
+			rate(r.BadReason, g.Expect).Add(retake && slices.Contains(g.Reasons, g.Expect))
+		}
+		doc, ok := c.Document(o.Session.Document)
+		if !ok {
+			continue
+		}
+		rate(r.DocumentType, doc.Type).Add(o.ExtractedType == doc.Type)
+		fields := r.Fields[doc.Type]
+		if fields == nil {
+			fields = map[string]*Rate{}
+			r.Fields[doc.Type] = fields
+		}
+		for name, truth := range doc.Fields {
+			rate(fields, name).Add(FieldMatch(truth, o.Fields[name]))
+		}
+		if len(doc.MRZ) > 0 {
+			rate(r.MRZ, doc.Type).Add(mrzExact(doc.MRZ, o.MRZ))
+		}
+		switch {
+		case !o.Decided():
+			r.NotDecided.Add(true)
+		default:
+			r.NotDecided.Add(false)
+		}
+		verified := o.Status == "verified"
+		switch o.Session.Kind {
+		case Genuine:
+			if doc.Type != "legacy_id_card" { // every 9-digit card expired on 2024-12-31 (fraud.dates)
+				r.GenuineVerified.Add(verified)
+			}
+		case Impostor:
+			r.ImpostorsVerified.Add(verified)
+		case Attack:
+			r.AttacksVerified.Add(verified)
+		}
+	}
+	r.Face = faceFigures(faces)
+	r.Liveness = livenessFigures(live)
+	return r
+}
+
+// mrzExact reports whether the MRZ fields read equal every field of the true lines.
+func mrzExact(lines []string, got map[string]string) bool {
+	m, err := mrz.Parse(lines)
+	if err != nil || len(got) == 0 {
+		return false
+	}
+	for k, v := range m.FieldsAt(time.Now()) {
+		if got[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func faceFigures(s FaceScores) FaceFigures {
+	f := FaceFigures{Pairs: [2]int{len(s.Genuine), len(s.Impostor)}, Threshold: s.Threshold}
+	f.FNMR, f.FMR = ErrorRates(s.Genuine, s.Impostor, s.Threshold)
+	f.FNMRAt01, _, _ = RejectAtAccept(s.Genuine, s.Impostor, 0.001)
+	f.FNMRAt1, _, _ = RejectAtAccept(s.Genuine, s.Impostor, 0.01)
+	f.GenuineMin, f.ImpostorMax = math.NaN(), math.NaN()
+	if len(s.Genuine) > 0 {
+		f.GenuineMin = slices.Min(s.Genuine)
+	}
+	if len(s.Impostor) > 0 {
+		f.ImpostorMax = slices.Max(s.Impostor)
+	}
+	return f
+}
+
+func livenessFigures(s LivenessScores) LivenessFigures {
+	all := s.AllAttacks()
+	f := LivenessFigures{BonaFide: len(s.BonaFide), Attacks: len(all), Threshold: s.Threshold, APCERBy: map[string]float64{}}
+	f.BPCER, f.APCER = ErrorRates(s.BonaFide, all, s.Threshold)
+	for k, v := range s.Attacks {
+		_, f.APCERBy[k] = ErrorRates(nil, v, s.Threshold)
+	}
+	f.BPCERAt5, _, _ = RejectAtAccept(s.BonaFide, all, 0.05)
+	return f
+}
+
+// Target is one of the issue's targets and whether the report meets it.
+type Target struct {
+	Name   string `json:"name"`
+	Figure string `json:"figure"`
+	Met    bool   `json:"met"`
+}
+
+// Targets returns the accuracy targets idstream holds itself to, judged on r.
+func (r Report) Targets() []Target {
+	var out []Target
+	add := func(name, figure string, met bool) { out = append(out, Target{name, figure, met}) }
+	good, bad := sumRates(r.GoodRejected), sumRates(r.BadCaught)
+	add("gate false rejection ≤ 2 %", good.String(), good.Total > 0 && good.Value() <= 0.02)
+	add("gate catch rate ≥ 95 %", bad.String(), bad.Total > 0 && bad.Value() >= 0.95)
+	types := sumRates(r.DocumentType)
+	add("document type ≥ 99 %", types.String(), types.Total > 0 && types.Value() >= 0.99)
+	m := sumRates(r.MRZ)
+	add("MRZ exact 100 %", m.String(), m.Total > 0 && m.Hits == m.Total)
+	for _, t := range slices.Sorted(maps.Keys(r.Fields)) {
+		want := 0.95
+		if t == "chip_id_card" {
+			want = 0.98
+		}
+		worst, worstName := Rate{}, ""
+		for _, name := range slices.Sorted(maps.Keys(r.Fields[t])) {
+			f := *r.Fields[t][name]
+			if worstName == "" || f.Value() < worst.Value() {
+				worst, worstName = f, name
+			}
+		}
+		add(fmt.Sprintf("%s every field ≥ %.0f %%", t, 100*want), "worst "+worstName+" "+worst.String(),
+			worst.Total > 0 && worst.Value() >= want)
+	}
+	add("face FNMR ≤ 1 % at FMR 0.1 %", fmtPct(r.Face.FNMRAt01), !math.IsNaN(r.Face.FNMRAt01) && r.Face.FNMRAt01 <= 0.01)
+	add("liveness BPCER ≤ 5 % at APCER ≤ 5 %", fmtPct(r.Liveness.BPCERAt5), !math.IsNaN(r.Liveness.BPCERAt5) && r.Liveness.BPCERAt5 <= 0.05)
+	add("genuine verified ≥ 95 %", r.GenuineVerified.String(), r.GenuineVerified.Total > 0 && r.GenuineVerified.Value() >= 0.95)
+	add("impostors verified 0", r.ImpostorsVerified.String(), r.ImpostorsVerified.Total > 0 && r.ImpostorsVerified.Hits == 0)
+	return out
+}
+
+func sumRates(m map[string]*Rate) Rate {
+	var s Rate
+	for _, r := range m {
+		s.Hits += r.Hits
+		s.Total += r.Total
+	}
+	return s
+}
+
+// WriteText prints the report as tables a person reads.
+func (r Report) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	p := func(format string, a ...any) { fmt.Fprintf(tw, format, a...) }
+	p("idstream eval — split %s, %d sessions\n\n", r.Split, r.Sessions)
+	p("quality gate\t\n")
+	for _, k := range slices.Sorted(maps.Keys(r.GoodRejected)) {
+		p("  good %s captures sent back\t%s\n", k, r.GoodRejected[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.BadCaught)) {
+		p("  %s captures caught\t%s\twith that reason %s\n", k, r.BadCaught[k], r.BadReason[k])
+	}
+	p("\ndocuments\t\n")
+	for _, t := range slices.Sorted(maps.Keys(r.DocumentType)) {
+		p("  %s type recognised\t%s\n", t, r.DocumentType[t])
+		if m := r.MRZ[t]; m != nil {
+			p("  %s MRZ exact\t%s\n", t, m)
+		}
+		for _, f := range slices.Sorted(maps.Keys(r.Fields[t])) {
+			p("    %s\t%s\n", f, r.Fields[t][f])
+		}
+	}
+	f := r.Face
+	p("\nface match (%d genuine, %d impostor pairs)\t\n", f.Pairs[0], f.Pairs[1])
+	p("  at threshold %.3f\tFNMR %s\tFMR %s\n", f.Threshold, fmtPct(f.FNMR), fmtPct(f.FMR))
+	p("  FNMR at FMR 1 %% / 0.1 %%\t%s / %s\t(— : too few impostor pairs to resolve)\n", fmtPct(f.FNMRAt1), fmtPct(f.FNMRAt01))
+	p("  lowest genuine / highest impostor\t%.3f / %.3f\n", f.GenuineMin, f.ImpostorMax)
+	l := r.Liveness
+	p("\nliveness (%d bona fide, %d attacks)\t\n", l.BonaFide, l.Attacks)
+	p("  at threshold %.3f\tBPCER %s\tAPCER %s\n", l.Threshold, fmtPct(l.BPCER), fmtPct(l.APCER))
+	for _, k := range slices.Sorted(maps.Keys(l.APCERBy)) {
+		p("    APCER %s\t%s\n", k, fmtPct(l.APCERBy[k]))
+	}
+	p("  BPCER at APCER 5 %%\t%s\n", fmtPct(l.BPCERAt5))
+	p("\nend to end\t\n")
+	p("  genuine people verified\t%s\t(9-digit cards excluded: expired by law)\n", r.GenuineVerified.String())
+	p("  impostors verified\t%s\n", r.ImpostorsVerified.String())
+	p("  attacks verified\t%s\n", r.AttacksVerified.String())
+	p("  sessions not decided\t%s\n", r.NotDecided.String())
+	p("\ntargets\t\n")
+	for _, t := range r.Targets() {
+		mark := "MISSED"
+		if t.Met {
+			mark = "met"
+		}
+		p("  %s\t%s\t%s\n", t.Name, t.Figure, mark)
+	}
+	return tw.Flush()
+}
