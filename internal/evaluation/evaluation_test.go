@@ -121,7 +121,7 @@ func TestSummarize(t *testing.T) {
 		{Session: c.Sessions[1], Status: "rejected", ExtractedType: "passport",
 			Fields: map[string]string{"passport_number": "C1234567"}},
 	}
-	r := Summarize(c, HeldOut, outcomes, FaceScores{Genuine: []float64{0.8}, Impostor: []float64{0.1}, Threshold: 0.45},
+	r := Summarize(c, HeldOut, outcomes, map[string]map[string]string{"d1": {"full_name": "MAI PHƯƠNG VY"}}, FaceScores{Genuine: []float64{0.8}, Impostor: []float64{0.1}, Threshold: 0.45},
 		LivenessScores{BonaFide: []float64{0.9, 0.2}, Attacks: map[string][]float64{"print": {0.1, 0.7}}, Threshold: 0.5})
 	if r.Sessions != 2 || *r.GoodRejected["selfie"] != (Rate{1, 1}) || *r.GoodRejected["document"] != (Rate{0, 1}) ||
 		*r.BadCaught["blurry"] != (Rate{1, 1}) {
@@ -136,11 +136,14 @@ func TestSummarize(t *testing.T) {
 	if r.Liveness.BPCER != 0.5 || r.Liveness.APCER != 0.5 {
 		t.Fatalf("liveness: %+v", r.Liveness)
 	}
+	if *r.Baseline["chip_id_card"]["full_name"] != (Rate{1, 1}) || *r.Baseline["chip_id_card"]["id_number"] != (Rate{0, 1}) {
+		t.Fatalf("baseline: %+v", r.Baseline["chip_id_card"])
+	}
 	var sb strings.Builder
 	if err := r.WriteText(&sb); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"full_name", "0/1 (0.0 %)", "gate false rejection ≤ 2 %", "MISSED"} {
+	for _, want := range []string{"full_name", "0/1 (0.0 %)", "gate false rejection ≤ 2 %", "MISSED", "behind on 1 chip_id_card.full_name"} {
 		if !strings.Contains(sb.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, sb.String())
 		}
@@ -166,6 +169,29 @@ func TestPlots(t *testing.T) {
 		f.Close()
 		if err != nil || img.Bounds().Dx() < 300 {
 			t.Fatalf("%s: %v %v", p, err, img)
+		}
+	}
+}
+
+func TestBaselineFields(t *testing.T) {
+	text := `CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM
+CĂN CƯỚC CÔNG DÂN
+Số / No.: 001099012345
+Họ và tên / Full name:
+MAI PHƯƠNG VY
+Ngày sinh / Date of birth: 15/03/1999
+Giới tính / Sex: Nữ Quốc tịch / Nationality: Việt Nam
+Quê quán / Place of origin:
+Hà Nội
+Có giá trị đến: 15/03/2039`
+	got := baselineFields(text)
+	want := map[string]string{
+		"id_number": "001099012345", "full_name": "MAI PHƯƠNG VY", "date_of_birth": "1999-03-15",
+		"sex": "F", "nationality": "VNM", "place_of_origin": "Hà Nội", "expiry_date": "2039-03-15",
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
 		}
 	}
 }

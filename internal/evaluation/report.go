@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -82,6 +83,7 @@ type Report struct {
 
 	DocumentType map[string]*Rate            `json:"document_type"` // by true type
 	Fields       map[string]map[string]*Rate `json:"fields"`        // type → field → exact matches
+	Baseline     map[string]map[string]*Rate `json:"baseline"`      // the same for the Baseline reader
 	MRZ          map[string]*Rate            `json:"mrz_exact"`     // by type
 
 	Face     FaceFigures     `json:"face_match"`
@@ -97,33 +99,37 @@ type Report struct {
 type FaceFigures struct {
 	Pairs       [2]int  `json:"pairs"` // genuine, impostor
 	Threshold   float64 `json:"threshold"`
-	FNMR        float64 `json:"fnmr"`
-	FMR         float64 `json:"fmr"`
-	FNMRAt01    float64 `json:"fnmr_at_fmr_0_1pct"` // NaN when the impostor pairs are too few
-	FNMRAt1     float64 `json:"fnmr_at_fmr_1pct"`
-	GenuineMin  float64 `json:"genuine_min"`
-	ImpostorMax float64 `json:"impostor_max"`
+	FNMR        Number  `json:"fnmr"`
+	FMR         Number  `json:"fmr"`
+	FNMRAt01    Number  `json:"fnmr_at_fmr_0_1pct"` // NaN (null) when the impostor pairs are too few
+	FNMRAt1     Number  `json:"fnmr_at_fmr_1pct"`
+	GenuineMin  Number  `json:"genuine_min"`
+	ImpostorMax Number  `json:"impostor_max"`
 }
 
 // LivenessFigures are presentation attack detection error rates at the threshold.
 type LivenessFigures struct {
-	BonaFide  int                `json:"bona_fide"`
-	Attacks   int                `json:"attacks"`
-	Threshold float64            `json:"threshold"`
-	BPCER     float64            `json:"bpcer"`
-	APCER     float64            `json:"apcer"`         // over every attack kind
-	APCERBy   map[string]float64 `json:"apcer_by_kind"` // per attack kind
-	BPCERAt5  float64            `json:"bpcer_at_apcer_5pct"`
+	BonaFide  int               `json:"bona_fide"`
+	Attacks   int               `json:"attacks"`
+	Threshold float64           `json:"threshold"`
+	BPCER     Number            `json:"bpcer"`
+	APCER     Number            `json:"apcer"`         // over every attack kind
+	APCERBy   map[string]Number `json:"apcer_by_kind"` // per attack kind
+	BPCERAt5  Number            `json:"bpcer_at_apcer_5pct"`
 }
 
 // Summarize computes the report of split from the sessions' outcomes and the score lists.
-// A document's fields are scored on every session of it that sent a good capture of every
-// side (impostor and attack sessions read the same document again, and count too).
-func Summarize(c *Corpus, split string, outcomes []Outcome, faces FaceScores, live LivenessScores) Report {
+// A document's type, fields and MRZ are scored once, on its first session in outcomes (its
+// impostor and attack sessions send the same pictures again).
+//
+// baseline holds, per document id, the fields the Baseline reader found on its pictures; the
+// report scores them beside idstream's own on the same documents.
+func Summarize(c *Corpus, split string, outcomes []Outcome, baseline map[string]map[string]string, faces FaceScores, live LivenessScores) Report {
 	r := Report{
 		Split: split, Generated: time.Now().UTC().Truncate(time.Second),
 		GoodRejected: map[string]*Rate{}, BadCaught: map[string]*Rate{}, BadReason: map[string]*Rate{},
 		DocumentType: map[string]*Rate{}, Fields: map[string]map[string]*Rate{}, MRZ: map[string]*Rate{},
+		Baseline: map[string]map[string]*Rate{},
 	}
 	rate := func(m map[string]*Rate, k string) *Rate {
 		if m[k] == nil {
@@ -131,6 +137,7 @@ func Summarize(c *Corpus, split string, outcomes []Outcome, faces FaceScores, li
 		}
 		return m[k]
 	}
+	read := map[string]bool{} // documents scored
 	for _, o := range outcomes {
 		if o.Session.Split != split {
 			continue
@@ -152,39 +159,51 @@ func Summarize(c *Corpus, split string, outcomes []Outcome, faces FaceScores, li
 		if !ok {
 			continue
 		}
+		r.endToEnd(doc, o)
+		if read[doc.ID] {
+			continue
+		}
+		read[doc.ID] = true
 		rate(r.DocumentType, doc.Type).Add(o.ExtractedType == doc.Type)
 		fields := r.Fields[doc.Type]
 		if fields == nil {
 			fields = map[string]*Rate{}
 			r.Fields[doc.Type] = fields
 		}
+		base := r.Baseline[doc.Type]
+		if base == nil {
+			base = map[string]*Rate{}
+			r.Baseline[doc.Type] = base
+		}
 		for name, truth := range doc.Fields {
 			rate(fields, name).Add(FieldMatch(truth, o.Fields[name]))
+			if b, ok := baseline[doc.ID]; ok {
+				rate(base, name).Add(FieldMatch(truth, b[name]))
+			}
 		}
 		if len(doc.MRZ) > 0 {
 			rate(r.MRZ, doc.Type).Add(mrzExact(doc.MRZ, o.MRZ))
-		}
-		switch {
-		case !o.Decided():
-			r.NotDecided.Add(true)
-		default:
-			r.NotDecided.Add(false)
-		}
-		verified := o.Status == "verified"
-		switch o.Session.Kind {
-		case Genuine:
-			if doc.Type != "legacy_id_card" { // every 9-digit card expired on 2024-12-31 (fraud.dates)
-				r.GenuineVerified.Add(verified)
-			}
-		case Impostor:
-			r.ImpostorsVerified.Add(verified)
-		case Attack:
-			r.AttacksVerified.Add(verified)
 		}
 	}
 	r.Face = faceFigures(faces)
 	r.Liveness = livenessFigures(live)
 	return r
+}
+
+// endToEnd counts the session's outcome by its kind.
+func (r *Report) endToEnd(doc Document, o Outcome) {
+	r.NotDecided.Add(!o.Decided())
+	verified := o.Status == "verified"
+	switch o.Session.Kind {
+	case Genuine:
+		if doc.Type != "legacy_id_card" { // every 9-digit card expired on 2024-12-31 (fraud.dates)
+			r.GenuineVerified.Add(verified)
+		}
+	case Impostor:
+		r.ImpostorsVerified.Add(verified)
+	case Attack:
+		r.AttacksVerified.Add(verified)
+	}
 }
 
 // mrzExact reports whether the MRZ fields read equal every field of the true lines.
@@ -203,27 +222,31 @@ func mrzExact(lines []string, got map[string]string) bool {
 
 func faceFigures(s FaceScores) FaceFigures {
 	f := FaceFigures{Pairs: [2]int{len(s.Genuine), len(s.Impostor)}, Threshold: s.Threshold}
-	f.FNMR, f.FMR = ErrorRates(s.Genuine, s.Impostor, s.Threshold)
-	f.FNMRAt01, _, _ = RejectAtAccept(s.Genuine, s.Impostor, 0.001)
-	f.FNMRAt1, _, _ = RejectAtAccept(s.Genuine, s.Impostor, 0.01)
-	f.GenuineMin, f.ImpostorMax = math.NaN(), math.NaN()
+	fnmr, fmr := ErrorRates(s.Genuine, s.Impostor, s.Threshold)
+	at01, _, _ := RejectAtAccept(s.Genuine, s.Impostor, 0.001)
+	at1, _, _ := RejectAtAccept(s.Genuine, s.Impostor, 0.01)
+	f.FNMR, f.FMR, f.FNMRAt01, f.FNMRAt1 = Number(fnmr), Number(fmr), Number(at01), Number(at1)
+	f.GenuineMin, f.ImpostorMax = Number(math.NaN()), Number(math.NaN())
 	if len(s.Genuine) > 0 {
-		f.GenuineMin = slices.Min(s.Genuine)
+		f.GenuineMin = Number(slices.Min(s.Genuine))
 	}
 	if len(s.Impostor) > 0 {
-		f.ImpostorMax = slices.Max(s.Impostor)
+		f.ImpostorMax = Number(slices.Max(s.Impostor))
 	}
 	return f
 }
 
 func livenessFigures(s LivenessScores) LivenessFigures {
 	all := s.AllAttacks()
-	f := LivenessFigures{BonaFide: len(s.BonaFide), Attacks: len(all), Threshold: s.Threshold, APCERBy: map[string]float64{}}
-	f.BPCER, f.APCER = ErrorRates(s.BonaFide, all, s.Threshold)
+	f := LivenessFigures{BonaFide: len(s.BonaFide), Attacks: len(all), Threshold: s.Threshold, APCERBy: map[string]Number{}}
+	bpcer, apcer := ErrorRates(s.BonaFide, all, s.Threshold)
+	f.BPCER, f.APCER = Number(bpcer), Number(apcer)
 	for k, v := range s.Attacks {
-		_, f.APCERBy[k] = ErrorRates(nil, v, s.Threshold)
+		_, a := ErrorRates(nil, v, s.Threshold)
+		f.APCERBy[k] = Number(a)
 	}
-	f.BPCERAt5, _, _ = RejectAtAccept(s.BonaFide, all, 0.05)
+	at5, _, _ := RejectAtAccept(s.BonaFide, all, 0.05)
+	f.BPCERAt5 = Number(at5)
 	return f
 }
 
@@ -260,8 +283,17 @@ func (r Report) Targets() []Target {
 		add(fmt.Sprintf("%s every field ≥ %.0f %%", t, 100*want), "worst "+worstName+" "+worst.String(),
 			worst.Total > 0 && worst.Value() >= want)
 	}
-	add("face FNMR ≤ 1 % at FMR 0.1 %", fmtPct(r.Face.FNMRAt01), !math.IsNaN(r.Face.FNMRAt01) && r.Face.FNMRAt01 <= 0.01)
-	add("liveness BPCER ≤ 5 % at APCER ≤ 5 %", fmtPct(r.Liveness.BPCERAt5), !math.IsNaN(r.Liveness.BPCERAt5) && r.Liveness.BPCERAt5 <= 0.05)
+	behind := []string{}
+	for _, t := range slices.Sorted(maps.Keys(r.Fields)) {
+		for _, name := range slices.Sorted(maps.Keys(r.Fields[t])) {
+			if b := r.Baseline[t][name]; b != nil && b.Total > 0 && r.Fields[t][name].Hits < b.Hits {
+				behind = append(behind, t+"."+name)
+			}
+		}
+	}
+	add("ahead of the baseline on every field", "behind on "+fmt.Sprint(len(behind))+" "+strings.Join(behind, " "), len(behind) == 0)
+	add("face FNMR ≤ 1 % at FMR 0.1 %", fmtPct(float64(r.Face.FNMRAt01)), !math.IsNaN(float64(r.Face.FNMRAt01)) && r.Face.FNMRAt01 <= 0.01)
+	add("liveness BPCER ≤ 5 % at APCER ≤ 5 %", fmtPct(float64(r.Liveness.BPCERAt5)), !math.IsNaN(float64(r.Liveness.BPCERAt5)) && r.Liveness.BPCERAt5 <= 0.05)
 	add("genuine verified ≥ 95 %", r.GenuineVerified.String(), r.GenuineVerified.Total > 0 && r.GenuineVerified.Value() >= 0.95)
 	add("impostors verified 0", r.ImpostorsVerified.String(), r.ImpostorsVerified.Total > 0 && r.ImpostorsVerified.Hits == 0)
 	return out
@@ -294,22 +326,27 @@ func (r Report) WriteText(w io.Writer) error {
 		if m := r.MRZ[t]; m != nil {
 			p("  %s MRZ exact\t%s\n", t, m)
 		}
+		p("    field\tidstream\tbaseline (plain Tesseract)\n")
 		for _, f := range slices.Sorted(maps.Keys(r.Fields[t])) {
-			p("    %s\t%s\n", f, r.Fields[t][f])
+			base := "—"
+			if b := r.Baseline[t][f]; b != nil {
+				base = b.String()
+			}
+			p("    %s\t%s\t%s\n", f, r.Fields[t][f], base)
 		}
 	}
 	f := r.Face
 	p("\nface match (%d genuine, %d impostor pairs)\t\n", f.Pairs[0], f.Pairs[1])
-	p("  at threshold %.3f\tFNMR %s\tFMR %s\n", f.Threshold, fmtPct(f.FNMR), fmtPct(f.FMR))
-	p("  FNMR at FMR 1 %% / 0.1 %%\t%s / %s\t(— : too few impostor pairs to resolve)\n", fmtPct(f.FNMRAt1), fmtPct(f.FNMRAt01))
+	p("  at threshold %.3f\tFNMR %s\tFMR %s\n", f.Threshold, fmtPct(float64(f.FNMR)), fmtPct(float64(f.FMR)))
+	p("  FNMR at FMR 1 %% / 0.1 %%\t%s / %s\t(— : too few impostor pairs to resolve)\n", fmtPct(float64(f.FNMRAt1)), fmtPct(float64(f.FNMRAt01)))
 	p("  lowest genuine / highest impostor\t%.3f / %.3f\n", f.GenuineMin, f.ImpostorMax)
 	l := r.Liveness
 	p("\nliveness (%d bona fide, %d attacks)\t\n", l.BonaFide, l.Attacks)
-	p("  at threshold %.3f\tBPCER %s\tAPCER %s\n", l.Threshold, fmtPct(l.BPCER), fmtPct(l.APCER))
+	p("  at threshold %.3f\tBPCER %s\tAPCER %s\n", l.Threshold, fmtPct(float64(l.BPCER)), fmtPct(float64(l.APCER)))
 	for _, k := range slices.Sorted(maps.Keys(l.APCERBy)) {
-		p("    APCER %s\t%s\n", k, fmtPct(l.APCERBy[k]))
+		p("    APCER %s\t%s\n", k, fmtPct(float64(l.APCERBy[k])))
 	}
-	p("  BPCER at APCER 5 %%\t%s\n", fmtPct(l.BPCERAt5))
+	p("  BPCER at APCER 5 %%\t%s\n", fmtPct(float64(l.BPCERAt5)))
 	p("\nend to end\t\n")
 	p("  genuine people verified\t%s\t(9-digit cards excluded: expired by law)\n", r.GenuineVerified.String())
 	p("  impostors verified\t%s\n", r.ImpostorsVerified.String())
