@@ -1,0 +1,286 @@
+package docgen
+
+import (
+	"image/color"
+	"math"
+	"strings"
+)
+
+// Dimensions of an ID-1 card (ISO/IEC 7810) in millimetres.
+const (
+	id1W = 85.6
+	id1H = 54.0
+)
+
+var (
+	ink      = rgb(28, 28, 32)
+	titleRed = rgb(206, 32, 41)
+	white    = rgb(255, 255, 255)
+)
+
+func sexVN(s string) string {
+	if s == Female {
+		return "Nữ"
+	}
+	return "Nam"
+}
+
+// lines draws text lines from baseline y with spacing dy; it returns the baseline after them.
+func (c *canvas) lines(x, y, dy float64, ls []string, st textStyle) float64 {
+	for _, l := range ls {
+		c.text(x, y, l, st)
+		y += dy
+	}
+	return y
+}
+
+// wrapFit wraps s into at most n lines (first line first mm, others rest mm), shrinking the
+// style when it does not fit.
+func (c *canvas) wrapFit(s string, st textStyle, first, rest float64, n int) ([]string, textStyle) {
+	for {
+		ls := c.wrap(s, st, first, rest)
+		if len(ls) <= n || st.size < 1 {
+			return ls, st
+		}
+		st.size *= 0.94
+	}
+}
+
+// header draws the national motto block centred on cx, lines from baseline y; it returns the
+// baseline after it.
+func (c *canvas) header(cx, y float64, lines []string, sts []textStyle, dy float64) float64 {
+	for i, l := range lines {
+		st := sts[min(i, len(sts)-1)]
+		c.textCentered(cx, y, l, c.fitText(l, st, 2*cx-2)) // never wider than the card
+		y += dy
+	}
+	return y
+}
+
+// cardFront starts a card side with the template's tint.
+func (g *gen) cardSide(base, base2, tintInk color.RGBA) *canvas {
+	c := g.canvas(id1W, id1H)
+	c.tint(g.tint, 0, 0, id1W, id1H, base, base2, tintInk, g.r)
+	return c
+}
+
+// mrzBand draws the machine readable zone at the bottom of a card or page side: a white
+// band (white) or the card's tint, lines at the ICAO pitch.
+func (g *gen) mrzBand(c *canvas, lines []string, x, top, w, h, lineW float64, white bool) {
+	if white {
+		c.rect(0, top, w, h, rgb(252, 252, 250))
+	}
+	dy := math.Min((h-1.0)/float64(len(lines)), 4.4)
+	if len(lines) == 2 {
+		top += h - 1.0 - 2*dy
+	}
+	st := g.st(g.mrzFont, false, 3, rgb(15, 15, 18))
+	c.mrzZone(lines, st, x, top+dy*0.85+0.3, dy, lineW)
+}
+
+// ---------------------------------------------------------------------------------------
+// Chip citizen identity card, 2021 ("CĂN CƯỚC CÔNG DÂN" with chip).
+//
+// Follows the card issued from 2021 under Circular 06/2021/TT-BCA. Front: emblem top left,
+// the bilingual national motto centred, the QR code top right, the red title "CĂN CƯỚC CÔNG
+// DÂN" with "Citizen Identity Card" under it, the portrait on the left with "Có giá trị đến /
+// Date of expiry" under it, and on the right bilingual labels: "Số / No." with the 12-digit
+// number, "Họ và tên / Full name:" with the name on the next line, date of birth, sex and
+// nationality on one line, place of origin on the next line, place of residence wrapping
+// onto two lines. Back: the chip's contact pad, "Đặc điểm nhân dạng / Personal
+// identification", "Ngày, tháng, năm / Date, month, year:" with the issue date, the issuer's
+// title (Director General of the Police Department for Administrative Management of Social
+// Order), signature and seal, two fingerprint boxes, and the TD1 MRZ at the bottom.
+//
+// Variant 0 (cccd2021-a, Calibration): green-blue tint, name and both places on the lines
+// after their labels, MRZ on a white band, fingerprints top right.
+// Variant 1 (cccd2021-b, HeldOut): warm tint, larger portrait, residence starting on the
+// label's line, expiry on one bilingual line, labels set in a smaller size with slashes
+// without spaces, fingerprints lower and smaller, MRZ white or on the tint.
+func drawCCCD2021(g *gen, v int) error {
+	p := g.p
+	issue, expiry, hasExp := g.citizenCardDates(day(2021, 1, 1), p.Ref)
+	g.doc.NoExpiry = !hasExp
+	var base, base2, tk color.RGBA
+	if v == 0 {
+		base, base2, tk = rgb(232, 242, 236), rgb(210, 230, 242), rgb(118, 168, 186)
+	} else {
+		base, base2, tk = rgb(246, 239, 224), rgb(228, 236, 244), rgb(196, 150, 158)
+	}
+	lab := g.st(g.label, false, 1.55, ink)
+	val := g.st(g.value, true, 2.05, ink)
+	sep := " / "
+	if v == 1 {
+		lab.size, sep = 1.45, "/"
+	}
+	L := func(vi, en string) string { return vi + sep + en + ":" }
+
+	// front
+	f := g.cardSide(base, base2, tk)
+	f.emblem(9.6, 9.4, 5.6)
+	hb := g.st(g.label, true, 1.95, ink)
+	hr := g.st(g.label, false, 1.75, ink)
+	f.header(42.8, 5.2, []string{"CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM", "Độc lập - Tự do - Hạnh phúc",
+		"SOCIALIST REPUBLIC OF VIET NAM", "Independence - Freedom - Happiness"},
+		[]textStyle{hb, hr, hb, hr}, 2.45)
+	qs := 10.5
+	if v == 1 {
+		qs = 9.5
+	}
+	f.qr(id1W-qs-3.2, 3.2, qs, 25, g.r)
+	title := g.st(g.label, true, 3.3, titleRed)
+	f.textCentered(50, 18.9, "CĂN CƯỚC CÔNG DÂN", f.fitText("CĂN CƯỚC CÔNG DÂN", title, 50))
+	f.textCentered(50, 21.5, "Citizen Identity Card", g.st(g.label, false, 1.75, ink))
+	px, py, pw, ph := 3.6, 17.5, 18.5, 24.5
+	if v == 1 {
+		px, py, pw, ph = 3.0, 16.8, 20.0, 26.0
+	}
+	f.portrait(g.face, px, py, pw, ph)
+	expTxt := "Không thời hạn"
+	if hasExp {
+		expTxt = dmy(expiry, "/")
+		g.field(FieldExpiryDate, StepFront, iso(expiry))
+	}
+	small := g.st(g.label, false, 1.3, ink)
+	if v == 0 {
+		f.text(px, py+ph+2.2, "Có giá trị đến:", small)
+		f.text(px, py+ph+4.0, "Date of expiry", small)
+		f.text(px, py+ph+6.6, expTxt, g.st(g.value, true, 1.8, ink))
+	} else {
+		f.text(px, py+ph+2.0, "Có giá trị đến/Date of expiry:", f.fitText("Có giá trị đến/Date of expiry:", small, pw+1))
+		f.text(px+1, py+ph+4.7, expTxt, g.st(g.value, true, 1.8, ink))
+	}
+	x0 := 25.0
+	y := 25.4
+	w := f.text(x0, y, L("Số", "No."), lab)
+	num := g.st(g.value, true, 2.9, rgb(20, 20, 20))
+	if v == 1 {
+		num.col = rgb(170, 20, 28)
+	}
+	f.text(x0+w+1.2, y+0.2, p.IDNumber, num)
+	g.field(FieldIDNumber, StepFront, p.IDNumber)
+	dy := 2.8
+	if v == 1 {
+		dy = 2.72
+	}
+	y += dy
+	f.text(x0, y, L("Họ và tên", "Full name"), lab)
+	y += dy
+	name := p.FullName()
+	f.text(x0+2, y, name, f.fitText(name, g.st(g.value, true, 2.4, ink), id1W-x0-4))
+	g.field(FieldFullName, StepFront, name)
+	y += dy
+	w = f.text(x0, y, L("Ngày sinh", "Date of birth"), lab)
+	f.text(x0+w+1, y, dmy(p.BirthDate, "/"), val)
+	g.field(FieldDateOfBirth, StepFront, iso(p.BirthDate))
+	y += dy
+	w = f.text(x0, y, L("Giới tính", "Sex"), lab)
+	f.text(x0+w+1, y, sexVN(p.Sex), val)
+	w2 := f.text(x0+24, y, L("Quốc tịch", "Nationality"), lab)
+	f.text(x0+24+w2+1, y, "Việt Nam", val)
+	g.field(FieldSex, StepFront, p.Sex)
+	g.field(FieldNationality, StepFront, "VNM")
+	y += dy
+	f.text(x0, y, L("Quê quán", "Place of origin"), lab)
+	y += dy
+	style := placeShort
+	if v == 1 {
+		style = placeFull
+	}
+	origin := p.Origin.format(style, false)
+	ols, ost := f.wrapFit(origin, val, id1W-x0-3, id1W-x0-3, 1)
+	f.lines(x0, y, dy, ols, ost)
+	g.field(FieldPlaceOfOrigin, StepFront, strings.Join(ols, " "))
+	y += dy
+	res := p.Residence.format(style, true)
+	var rls []string
+	if v == 0 {
+		f.text(x0, y, L("Nơi thường trú", "Place of residence"), lab)
+		y += dy
+		rls, val = f.wrapFit(res, val, id1W-x0-3, id1W-x0-3, 2)
+		if len(rls) == 1 && f.width(res, val) > 30 {
+			// real cards break long addresses after the commune
+			rls = splitAtComma(res)
+		}
+		f.lines(x0, y, dy*0.92, rls, val)
+	} else {
+		w = f.text(x0, y, L("Nơi thường trú", "Place of residence"), lab)
+		rls, val = f.wrapFit(res, val, id1W-x0-w-3, id1W-x0-3, 2)
+		f.text(x0+w+1, y, rls[0], val)
+		if len(rls) > 1 {
+			f.text(x0, y+dy*0.92, rls[1], val)
+		}
+	}
+	g.field(FieldPlaceOfResidence, StepFront, strings.Join(rls, " "))
+	g.doc.Sides[StepFront] = f.img
+
+	// back
+	b := g.cardSide(base, base2, tk)
+	mrz := td1(p, expiry, hasExp)
+	g.doc.MRZ, g.doc.MRZSide = mrz, StepBack
+	fx, fy, fw, fh := 52.0, 3.5, 15.0, 18.5
+	chipX, chipY := 5.5, 4.0
+	if v == 1 {
+		fx, fy, fw, fh = 55.0, 6.0, 13.5, 16.5
+		chipX, chipY = 7.0, 5.0
+	}
+	b.chip(chipX, chipY, 11.5, 9.0)
+	for i, lbl := range [][2]string{{"Ngón trỏ trái", "Left index finger"}, {"Ngón trỏ phải", "Right index finger"}} {
+		x := fx + float64(i)*(fw+1.2)
+		b.fingerprint(x, fy, fw, fh, g.r)
+		sm := g.st(g.label, false, 1.2, ink)
+		b.textCentered(x+fw/2, fy+fh+1.7, lbl[0], b.fitText(lbl[0], sm, fw))
+		b.textCentered(x+fw/2, fy+fh+3.3, lbl[1], b.fitText(lbl[1], sm, fw))
+	}
+	y = 17.5
+	if v == 1 {
+		y = 18.8
+	}
+	w = b.text(4.5, y, L("Đặc điểm nhân dạng", "Personal identification"), lab)
+	mv := g.st(g.value, false, 1.75, ink)
+	var mls []string
+	if v == 0 {
+		mls, mv = b.wrapFit(p.Marks, mv, fx-6, fx-6, 2)
+		b.lines(4.5, y+2.7, 2.6, mls, mv)
+		y += 2.7 + 2.6*float64(len(mls)) + 0.6
+	} else {
+		mls, mv = b.wrapFit(p.Marks, mv, fx-w-6.5, fx-6, 2)
+		b.text(4.5+w+1, y, mls[0], mv)
+		y += 2.6
+		if len(mls) > 1 {
+			b.text(4.5, y, mls[1], mv)
+			y += 2.6
+		}
+		y += 0.8
+	}
+	g.field(FieldIdentifyingMarks, StepBack, strings.Join(mls, " "))
+	w = b.text(4.5, y, L("Ngày, tháng, năm", "Date, month, year"), lab)
+	b.text(4.5+w+1, y, dmy(issue, "/"), g.st(g.value, true, 1.8, ink))
+	g.field(FieldIssueDate, StepBack, iso(issue))
+	y += 2.6
+	tb := g.st(g.label, true, 1.35, ink)
+	te := g.st(g.label, false, 1.15, ink)
+	tcx := 27.0
+	titles := []string{"CỤC TRƯỞNG CỤC CẢNH SÁT", "QUẢN LÝ HÀNH CHÍNH VỀ TRẬT TỰ XÃ HỘI"}
+	if v == 1 {
+		titles = []string{"CỤC TRƯỞNG CỤC CẢNH SÁT QUẢN LÝ", "HÀNH CHÍNH VỀ TRẬT TỰ XÃ HỘI"}
+	}
+	y = b.header(tcx, y, titles, []textStyle{tb}, 1.8)
+	b.header(tcx, y, []string{"DIRECTOR GENERAL OF THE POLICE DEPARTMENT", "FOR ADMINISTRATIVE MANAGEMENT OF SOCIAL ORDER"}, []textStyle{te}, 1.6)
+	b.seal(tcx-6, y+3.2, 4.6)
+	b.signature(tcx-3, y+1.2, 14, 3.2, g.r)
+	mrzTop := 40.6
+	white := v == 0 || g.r.IntN(2) == 0
+	g.mrzBand(b, mrz, 3.8, mrzTop, id1W, id1H-mrzTop, 78, white)
+	g.doc.Sides[StepBack] = b.img
+	return nil
+}
+
+// splitAtComma breaks an address after its first comma (two lines).
+func splitAtComma(s string) []string {
+	i := strings.Index(s, ", ")
+	if i < 0 {
+		return []string{s}
+	}
+	return []string{s[:i+1], s[i+2:]}
+}

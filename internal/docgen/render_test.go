@@ -1,0 +1,82 @@
+package docgen
+
+import (
+	"fmt"
+	"image"
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"testing"
+	"time"
+)
+
+var testRef = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+
+func newTestRenderer(t testing.TB) *Renderer {
+	t.Helper()
+	rd, err := NewRenderer(DefaultFontDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rd
+}
+
+// TestWriteSamples writes every template's sides to $DOCGEN_SAMPLES (skipped when unset).
+func TestWriteSamples(t *testing.T) {
+	dir := os.Getenv("DOCGEN_SAMPLES")
+	if dir == "" {
+		t.Skip("DOCGEN_SAMPLES not set")
+	}
+	rd := newTestRenderer(t)
+	for i, tp := range Templates() {
+		r := rand.New(rand.NewPCG(uint64(i), 7))
+		p := NewPerson(r, testRef)
+		d, err := rd.RenderTemplate(p, tp.Name, r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for side, img := range d.Sides {
+			f, _ := os.Create(dir + "/" + tp.Name + "_" + side + ".png")
+			png.Encode(f, img)
+			f.Close()
+		}
+		t.Logf("%s %v %v", tp.Name, d.Fields, d.MRZ)
+	}
+}
+
+// TestWriteCaptures writes good and bad captures to $DOCGEN_SAMPLES (skipped when unset).
+func TestWriteCaptures(t *testing.T) {
+	dir := os.Getenv("DOCGEN_SAMPLES")
+	if dir == "" {
+		t.Skip("DOCGEN_SAMPLES not set")
+	}
+	rd := newTestRenderer(t)
+	for i, split := range []Split{Calibration, HeldOut, Calibration, HeldOut} {
+		r := rand.New(rand.NewPCG(uint64(i), 9))
+		p := NewPerson(r, testRef)
+		d, err := rd.Render(p, ChipIDCard, split, r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := Photograph(d.Sides[StepFront], split, r)
+		writePNG(t, fmt.Sprintf("%s/cap%d_good.png", dir, i), c.Image)
+		for _, reason := range BadReasons() {
+			c, err := BadCapture(d.Sides[StepBack], reason, split, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writePNG(t, fmt.Sprintf("%s/cap%d_%s.png", dir, i, reason), c.Image)
+		}
+	}
+}
+
+func writePNG(t *testing.T, path string, img image.Image) {
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+}
