@@ -2,7 +2,6 @@ package docgen
 
 import (
 	"fmt"
-	"image/color"
 	"strings"
 )
 
@@ -25,16 +24,10 @@ import (
 func drawCCCD2016(g *gen, v int) error {
 	p := g.p
 	issue, expiry, hasExp := g.citizenCardDates(day(2016, 1, 1), day(2021, 6, 30))
-	g.doc.NoExpiry = !hasExp
-	var base, base2, tk color.RGBA
-	if v == 0 {
-		base, base2, tk = rgb(226, 240, 232), rgb(238, 244, 222), rgb(110, 170, 150)
-	} else {
-		base, base2, tk = rgb(228, 236, 246), rgb(240, 240, 230), rgb(130, 150, 200)
-	}
+	pal := [2]palette{{rgb(226, 240, 232), rgb(238, 244, 222), rgb(110, 170, 150)}, {rgb(228, 236, 246), rgb(240, 240, 230), rgb(130, 150, 200)}}[v]
 	lab := g.st(g.label, false, 1.75, ink)
 	val := g.st(g.value, true, 2.1, ink)
-	f := g.cardSide(base, base2, tk)
+	f := g.cardSide(pal)
 	f.emblem(10.5, 9.8, 6.0)
 	hb := g.st(g.label, true, 2.1, ink)
 	hr := g.st(g.label, true, 1.85, ink)
@@ -42,18 +35,11 @@ func drawCCCD2016(g *gen, v int) error {
 	if v == 1 {
 		f.rect(40, 9.4, 20, 0.15, ink)
 	}
-	title := g.st(g.label, true, 3.6, titleRed)
-	f.textCentered(52, 14.6, "CĂN CƯỚC CÔNG DÂN", f.fitText("CĂN CƯỚC CÔNG DÂN", title, 56))
-	px, py, pw, ph := 3.5, 18.5, 19.5, 25.0
-	if v == 1 {
-		px, py, pw, ph = 4.0, 18.0, 18.5, 24.0
-	}
+	g.redTitle(f, 52, 14.6, "CĂN CƯỚC CÔNG DÂN", 3.6, 56)
+	box := [2][4]float64{{3.5, 18.5, 19.5, 25.0}, {4.0, 18.0, 18.5, 24.0}}[v]
+	px, py, pw, ph := box[0], box[1], box[2], box[3]
 	f.portrait(g.face, px, py, pw, ph)
-	expTxt := "Không thời hạn"
-	if hasExp {
-		expTxt = dmy(expiry, "/")
-		g.field(FieldExpiryDate, StepFront, iso(expiry))
-	}
+	expTxt := g.expiry(expiry, hasExp, StepFront)
 	sm := g.st(g.label, false, 1.4, ink)
 	f.text(px, py+ph+2.3, "Có giá trị đến:", sm)
 	f.text(px, py+ph+4.9, expTxt, g.st(g.value, true, 1.75, ink))
@@ -89,32 +75,20 @@ func drawCCCD2016(g *gen, v int) error {
 		style = placeAbbr
 	}
 	origin := p.Origin.format(style, false)
-	w = f.text(x0, y, "Quê quán:", lab)
-	var ols []string
 	if v == 0 {
-		ols, val = f.wrapFit(origin, val, id1W-x0-w-3, id1W-x0-3, 2)
-		f.text(x0+w+1, y, ols[0], val)
-		for _, l := range ols[1:] {
-			y += dy * 0.9
-			f.text(x0, y, l, val)
-		}
+		y = g.runOn(f, x0, y, dy*0.9, "Quê quán:", lab, origin, val, 2, FieldPlaceOfOrigin, StepFront)
 	} else {
+		f.text(x0, y, "Quê quán:", lab)
 		y += dy * 0.9
-		ols, val = f.wrapFit(origin, val, id1W-x0-3, id1W-x0-3, 1)
-		f.text(x0, y, ols[0], val)
+		ols, ost := f.wrapFit(origin, val, id1W-x0-3, id1W-x0-3, 1)
+		f.text(x0, y, ols[0], ost)
+		g.field(FieldPlaceOfOrigin, StepFront, ols[0])
 	}
-	g.field(FieldPlaceOfOrigin, StepFront, strings.Join(ols, " "))
 	y += dy
-	w = f.text(x0, y, "Nơi thường trú:", lab)
-	rls, rst := f.wrapFit(p.Residence.format(style, true), val, id1W-x0-w-3, id1W-x0-3, 2)
-	f.text(x0+w+1, y, rls[0], rst)
-	if len(rls) > 1 {
-		f.text(x0, y+dy*0.9, rls[1], rst)
-	}
-	g.field(FieldPlaceOfResidence, StepFront, strings.Join(rls, " "))
+	g.runOn(f, x0, y, dy*0.9, "Nơi thường trú:", lab, p.Residence.format(style, true), val, 2, FieldPlaceOfResidence, StepFront)
 	g.doc.Sides[StepFront] = f.img
 
-	b := g.cardSide(base, base2, tk)
+	b := g.cardSide(pal)
 	fx, fy, fw, fh := 52.5, 4.5, 14.5, 19.0
 	if v == 1 {
 		fx, fy, fw, fh = 50.0, 7.5, 16.0, 20.0
@@ -176,19 +150,13 @@ func signer(g *gen) string {
 func drawCanCuoc2024(g *gen, v int) error {
 	p := g.p
 	issue, expiry, hasExp := g.citizenCardDates(day(2024, 7, 1), p.Ref)
-	g.doc.NoExpiry = !hasExp
-	var base, base2, tk color.RGBA
-	if v == 0 {
-		base, base2, tk = rgb(234, 240, 248), rgb(246, 232, 236), rgb(150, 160, 210)
-	} else {
-		base, base2, tk = rgb(232, 240, 234), rgb(242, 240, 228), rgb(140, 176, 160)
-	}
+	pal := [2]palette{{rgb(234, 240, 248), rgb(246, 232, 236), rgb(150, 160, 210)}, {rgb(232, 240, 234), rgb(242, 240, 228), rgb(140, 176, 160)}}[v]
 	lab := g.st(g.label, false, 1.5, ink)
 	if v == 1 {
 		lab.size = 1.4
 	}
 	val := g.st(g.value, true, 2.1, ink)
-	f := g.cardSide(base, base2, tk)
+	f := g.cardSide(pal)
 	f.emblem(9.2, 9.0, 5.4)
 	hb := g.st(g.label, true, 1.85, ink)
 	hr := g.st(g.label, false, 1.65, ink)
@@ -232,7 +200,7 @@ func drawCanCuoc2024(g *gen, v int) error {
 	g.field(FieldNationality, StepFront, "VNM")
 	g.doc.Sides[StepFront] = f.img
 
-	b := g.cardSide(base, base2, tk)
+	b := g.cardSide(pal)
 	qx, cx := 4.0, 18.0
 	if v == 1 {
 		qx, cx = 4.0, 68.0
@@ -257,11 +225,7 @@ func drawCanCuoc2024(g *gen, v int) error {
 	bls, bst := b.wrapFit(birth, vs, id1W-x0-4, id1W-x0-4, 1)
 	y = b.lines(x0, y, 2.6, bls, bst)
 	g.field(FieldPlaceOfBirth, StepBack, strings.Join(bls, " "))
-	expTxt := "Không thời hạn"
-	if hasExp {
-		expTxt = dmy(expiry, "/")
-		g.field(FieldExpiryDate, StepBack, iso(expiry))
-	}
+	expTxt := g.expiry(expiry, hasExp, StepBack)
 	g.field(FieldIssueDate, StepBack, iso(issue))
 	if v == 0 {
 		w = b.text(x0, y, "Ngày, tháng, năm cấp / Date of issue:", lab)
@@ -307,12 +271,7 @@ func drawCMND(g *gen, v int) error {
 	p := g.p
 	lo := later(p.BirthDate.AddDate(14, 0, 0), p.Ref.AddDate(-15, 0, 1))
 	issue := randDate(g.r, lo, earlier(day(2021, 6, 30), p.Ref))
-	var base, base2, tk color.RGBA
-	if v == 0 {
-		base, base2, tk = rgb(224, 238, 248), rgb(236, 246, 240), rgb(120, 160, 210)
-	} else {
-		base, base2, tk = rgb(230, 238, 226), rgb(242, 238, 226), rgb(150, 170, 130)
-	}
+	pal := [2]palette{{rgb(224, 238, 248), rgb(236, 246, 240), rgb(120, 160, 210)}, {rgb(230, 238, 226), rgb(242, 238, 226), rgb(150, 170, 130)}}[v]
 	lab := g.st(g.label, false, 1.9, ink)
 	val := g.st(g.value, true, 2.2, rgb(30, 30, 60))
 	dots := func(c *canvas, x0, y, x1 float64) {
@@ -320,11 +279,11 @@ func drawCMND(g *gen, v int) error {
 			c.rect(x, y+0.35, 0.22, 0.22, rgb(70, 70, 70))
 		}
 	}
-	f := g.cardSide(base, base2, tk)
+	f := g.cardSide(pal)
 	f.emblem(11, 10.5, 7.2)
 	f.header(52, 5.5, []string{"CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM", "Độc lập - Tự do - Hạnh phúc"},
 		[]textStyle{g.st(g.label, true, 1.9, ink), g.st(g.label, true, 1.8, ink)}, 2.5)
-	f.textCentered(52, 13.0, "GIẤY CHỨNG MINH NHÂN DÂN", f.fitText("GIẤY CHỨNG MINH NHÂN DÂN", g.st(g.label, true, 3.1, titleRed), 60))
+	g.redTitle(f, 52, 13.0, "GIẤY CHỨNG MINH NHÂN DÂN", 3.1, 60)
 	x0 := 25.0
 	y := 18.2
 	w := f.text(x0+6, y, "Số", g.st(g.label, true, 2.4, titleRed))
@@ -357,28 +316,23 @@ func drawCMND(g *gen, v int) error {
 	if v == 1 {
 		style = placeShort
 	}
-	w = f.text(x0, y, "Nguyên quán", lab)
-	dots(f, x0+w+1, y, id1W-3)
-	dots(f, x0, y+dy*0.85, id1W-3)
-	ols, ost := f.wrapFit(p.Origin.format(style, false), val, id1W-x0-w-6, id1W-x0-4, 2)
-	f.text(x0+w+3, y-0.3, ols[0], ost)
-	if len(ols) > 1 {
-		f.text(x0+1, y+dy*0.85-0.3, ols[1], ost)
+	// a place typed on two dotted lines, the first after its label
+	place := func(y float64, label, value, field string) {
+		w := f.text(x0, y, label, lab)
+		dots(f, x0+w+1, y, id1W-3)
+		dots(f, x0, y+dy*0.85, id1W-3)
+		ls, st := f.wrapFit(value, val, id1W-x0-w-6, id1W-x0-4, 2)
+		f.text(x0+w+3, y-0.3, ls[0], st)
+		if len(ls) > 1 {
+			f.text(x0+1, y+dy*0.85-0.3, ls[1], st)
+		}
+		g.field(field, StepFront, strings.Join(ls, " "))
 	}
-	g.field(FieldPlaceOfOrigin, StepFront, strings.Join(ols, " "))
-	y += dy * 1.85
-	w = f.text(x0, y, "Nơi ĐKHK thường trú", lab)
-	dots(f, x0+w+1, y, id1W-3)
-	dots(f, x0, y+dy*0.85, id1W-3)
-	rls, rst := f.wrapFit(p.Residence.format(style, true), val, id1W-x0-w-6, id1W-x0-4, 2)
-	f.text(x0+w+3, y-0.3, rls[0], rst)
-	if len(rls) > 1 {
-		f.text(x0+1, y+dy*0.85-0.3, rls[1], rst)
-	}
-	g.field(FieldPlaceOfResidence, StepFront, strings.Join(rls, " "))
+	place(y, "Nguyên quán", p.Origin.format(style, false), FieldPlaceOfOrigin)
+	place(y+dy*1.85, "Nơi ĐKHK thường trú", p.Residence.format(style, true), FieldPlaceOfResidence)
 	g.doc.Sides[StepFront] = f.img
 
-	b := g.cardSide(base, base2, tk)
+	b := g.cardSide(pal)
 	tx, fx := 36.0, 3.0
 	if v == 1 {
 		tx, fx = 3.5, 52.0

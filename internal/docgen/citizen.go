@@ -4,6 +4,7 @@ import (
 	"image/color"
 	"math"
 	"strings"
+	"time"
 )
 
 // Dimensions of an ID-1 card (ISO/IEC 7810) in millimetres.
@@ -57,11 +58,24 @@ func (c *canvas) header(cx, y float64, lines []string, sts []textStyle, dy float
 	return y
 }
 
-// cardFront starts a card side with the template's tint.
-func (g *gen) cardSide(base, base2, tintInk color.RGBA) *canvas {
+// palette is a template's background: a gradient between base and base2 under the
+// security print's lines in ink.
+type palette struct{ base, base2, ink color.RGBA }
+
+// cardSide starts a card side with the template's tint.
+func (g *gen) cardSide(pal palette) *canvas {
 	c := g.canvas(id1W, id1H)
-	c.tint(g.tint, 0, 0, id1W, id1H, base, base2, tintInk, g.r)
+	g.background(c, id1W, id1H, pal)
 	return c
+}
+
+// background paints a side's tint (only its base colour in plain test renderings).
+func (g *gen) background(c *canvas, w, h float64, pal palette) {
+	if g.plain {
+		c.rect(0, 0, w, h, pal.base)
+		return
+	}
+	c.tint(g.tint, 0, 0, w, h, pal.base, pal.base2, pal.ink, g.r)
 }
 
 // mrzBand draws the machine readable zone at the bottom of a card or page side: a white
@@ -100,13 +114,7 @@ func (g *gen) mrzBand(c *canvas, lines []string, x, top, w, h, lineW float64, wh
 func drawCCCD2021(g *gen, v int) error {
 	p := g.p
 	issue, expiry, hasExp := g.citizenCardDates(day(2021, 1, 1), p.Ref)
-	g.doc.NoExpiry = !hasExp
-	var base, base2, tk color.RGBA
-	if v == 0 {
-		base, base2, tk = rgb(232, 242, 236), rgb(210, 230, 242), rgb(118, 168, 186)
-	} else {
-		base, base2, tk = rgb(246, 239, 224), rgb(228, 236, 244), rgb(196, 150, 158)
-	}
+	pal := [2]palette{{rgb(232, 242, 236), rgb(210, 230, 242), rgb(118, 168, 186)}, {rgb(246, 239, 224), rgb(228, 236, 244), rgb(196, 150, 158)}}[v]
 	lab := g.st(g.label, false, 1.55, ink)
 	val := g.st(g.value, true, 2.05, ink)
 	sep := " / "
@@ -116,7 +124,7 @@ func drawCCCD2021(g *gen, v int) error {
 	L := func(vi, en string) string { return vi + sep + en + ":" }
 
 	// front
-	f := g.cardSide(base, base2, tk)
+	f := g.cardSide(pal)
 	f.emblem(9.6, 9.4, 5.6)
 	hb := g.st(g.label, true, 1.95, ink)
 	hr := g.st(g.label, false, 1.75, ink)
@@ -128,19 +136,14 @@ func drawCCCD2021(g *gen, v int) error {
 		qs = 9.5
 	}
 	f.qr(id1W-qs-3.2, 3.2, qs, 25, g.r)
-	title := g.st(g.label, true, 3.3, titleRed)
-	f.textCentered(50, 18.9, "CĂN CƯỚC CÔNG DÂN", f.fitText("CĂN CƯỚC CÔNG DÂN", title, 50))
+	g.redTitle(f, 50, 18.9, "CĂN CƯỚC CÔNG DÂN", 3.3, 50)
 	f.textCentered(50, 21.5, "Citizen Identity Card", g.st(g.label, false, 1.75, ink))
 	px, py, pw, ph := 3.6, 17.5, 18.5, 24.5
 	if v == 1 {
 		px, py, pw, ph = 3.0, 16.8, 20.0, 26.0
 	}
 	f.portrait(g.face, px, py, pw, ph)
-	expTxt := "Không thời hạn"
-	if hasExp {
-		expTxt = dmy(expiry, "/")
-		g.field(FieldExpiryDate, StepFront, iso(expiry))
-	}
+	expTxt := g.expiry(expiry, hasExp, StepFront)
 	small := g.st(g.label, false, 1.3, ink)
 	if v == 0 {
 		f.text(px, py+ph+2.2, "Có giá trị đến:", small)
@@ -203,19 +206,14 @@ func drawCCCD2021(g *gen, v int) error {
 			rls = splitAtComma(res)
 		}
 		f.lines(x0, y, dy*0.92, rls, val)
+		g.field(FieldPlaceOfResidence, StepFront, strings.Join(rls, " "))
 	} else {
-		w = f.text(x0, y, L("Nơi thường trú", "Place of residence"), lab)
-		rls, val = f.wrapFit(res, val, id1W-x0-w-3, id1W-x0-3, 2)
-		f.text(x0+w+1, y, rls[0], val)
-		if len(rls) > 1 {
-			f.text(x0, y+dy*0.92, rls[1], val)
-		}
+		g.runOn(f, x0, y, dy*0.92, L("Nơi thường trú", "Place of residence"), lab, res, val, 2, FieldPlaceOfResidence, StepFront)
 	}
-	g.field(FieldPlaceOfResidence, StepFront, strings.Join(rls, " "))
 	g.doc.Sides[StepFront] = f.img
 
 	// back
-	b := g.cardSide(base, base2, tk)
+	b := g.cardSide(pal)
 	mrz := td1(p, expiry, hasExp)
 	g.doc.MRZ, g.doc.MRZSide = mrz, StepBack
 	fx, fy, fw, fh := 52.0, 3.5, 15.0, 18.5
@@ -274,6 +272,38 @@ func drawCCCD2021(g *gen, v int) error {
 	g.mrzBand(b, mrz, 3.8, mrzTop, id1W, id1H-mrzTop, 78, white)
 	g.doc.Sides[StepBack] = b.img
 	return nil
+}
+
+// redTitle draws a document's red title centred on cx, in bold of size mm, no wider than
+// maxW mm.
+func (g *gen) redTitle(c *canvas, cx, y float64, s string, size, maxW float64) {
+	c.textCentered(cx, y, s, c.fitText(s, g.st(g.label, true, size, titleRed), maxW))
+}
+
+// runOn draws label at (x, y) and value after it, wrapped onto at most n lines that
+// continue dy apart from x (shrinking the type when needed); it records the printed value as
+// field on side and returns the baseline of the value's last line.
+func (g *gen) runOn(c *canvas, x, y, dy float64, label string, lab textStyle, value string, val textStyle, n int, field, side string) float64 {
+	w := c.text(x, y, label, lab)
+	right := float64(c.img.Bounds().Dx()) / c.s // the side's width in mm
+	ls, st := c.wrapFit(value, val, right-x-w-3, right-x-3, n)
+	c.text(x+w+1, y, ls[0], st)
+	for _, l := range ls[1:] {
+		y += dy
+		c.text(x, y, l, st)
+	}
+	g.field(field, side, strings.Join(ls, " "))
+	return y
+}
+
+// expiry records a card's expiry date printed on side and returns its printed text: the
+// date, or "Không thời hạn" (no time limit) when the card has none.
+func (g *gen) expiry(t time.Time, ok bool, side string) string {
+	if !ok {
+		return "Không thời hạn"
+	}
+	g.field(FieldExpiryDate, side, iso(t))
+	return dmy(t, "/")
 }
 
 // splitAtComma breaks an address after its first comma (two lines).

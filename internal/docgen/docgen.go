@@ -173,6 +173,8 @@ type Renderer struct {
 	mrz  map[Split][]*loadedFamily
 	// width, when non-zero, fixes the rendering width in pixels (tests).
 	width int
+	// plain skips the security-print lines (tests of layout and labels over many seeds).
+	plain bool
 }
 
 // NewRenderer loads every typeface both splits use from fontDir (DefaultFontDir on Debian).
@@ -245,7 +247,7 @@ func (rd *Renderer) RenderTemplate(p Person, name string, r *rand.Rand, face ima
 
 func (rd *Renderer) render(p Person, t template, r *rand.Rand, face image.Image) (Document, error) {
 	g := &gen{
-		p: p, r: r, face: face, faces: faceCache{},
+		p: p, r: r, face: face, faces: faceCache{}, plain: rd.plain,
 		doc: Document{
 			Type: t.Type, Template: t.Name, Split: t.Split, Sides: map[string]image.Image{},
 			Fields: map[string]string{}, FieldSides: map[string]string{},
@@ -292,6 +294,7 @@ type gen struct {
 	value   *loadedFamily
 	mrzFont *loadedFamily
 	tint    string
+	plain   bool
 	doc     Document
 }
 

@@ -2,7 +2,6 @@ package docgen
 
 import (
 	"fmt"
-	"image/color"
 	"strings"
 )
 
@@ -33,14 +32,9 @@ func drawPassport(g *gen, v int) error {
 	lo := later(p.BirthDate.AddDate(14, 0, 0), p.Ref.AddDate(-10, 0, 1))
 	issue := randDate(g.r, lo, p.Ref)
 	expiry := issue.AddDate(10, 0, 0)
-	var base, base2, tk color.RGBA
-	if v == 0 {
-		base, base2, tk = rgb(246, 236, 236), rgb(236, 240, 248), rgb(206, 150, 160)
-	} else {
-		base, base2, tk = rgb(228, 242, 240), rgb(244, 242, 230), rgb(120, 170, 170)
-	}
+	pal := [2]palette{{rgb(246, 236, 236), rgb(236, 240, 248), rgb(206, 150, 160)}, {rgb(228, 242, 240), rgb(244, 242, 230), rgb(120, 170, 170)}}[v]
 	c := g.canvas(td3W, td3H)
-	c.tint(g.tint, 0, 0, td3W, td3H, base, base2, tk, g.r)
+	g.background(c, td3W, td3H, pal)
 	hb := g.st(g.label, true, 2.4, ink)
 	c.header(td3W/2, 6.0, []string{"CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM", "SOCIALIST REPUBLIC OF VIET NAM"}, []textStyle{hb, g.st(g.label, false, 2.2, ink)}, 3.0)
 	c.text(6, 14.5, "HỘ CHIẾU", g.st(g.label, true, 3.0, titleRed))
@@ -58,7 +52,7 @@ func drawPassport(g *gen, v int) error {
 		// ghost portrait: a faint, small second copy
 		gx, gy := 108.0, 44.0
 		c.placeImage(g.face, gx, gy, 12, 16)
-		c.shade(gx, gy, 12, 16, base, func(float64, float64) float64 { return 0.65 })
+		c.shade(gx, gy, 12, 16, pal.base, func(float64, float64) float64 { return 0.65 })
 	}
 	x0 := 42.0
 	cell := func(x, y float64, label, value string, vst textStyle, maxW float64) {
@@ -138,15 +132,10 @@ func drawPassport(g *gen, v int) error {
 func drawVehicle(g *gen, v int) error {
 	p := g.p
 	veh := p.Vehicle
-	var base, base2, tk color.RGBA
-	if v == 0 {
-		base, base2, tk = rgb(222, 234, 248), rgb(236, 242, 250), rgb(120, 150, 210)
-	} else {
-		base, base2, tk = rgb(248, 236, 232), rgb(244, 242, 226), rgb(210, 160, 150)
-	}
+	pal := [2]palette{{rgb(222, 234, 248), rgb(236, 242, 250), rgb(120, 150, 210)}, {rgb(248, 236, 232), rgb(244, 242, 226), rgb(210, 160, 150)}}[v]
 	lab := g.st(g.label, false, 1.75, ink)
 	val := g.st(g.value, true, 2.05, ink)
-	f := g.cardSide(base, base2, tk)
+	f := g.cardSide(pal)
 	unit := "CÔNG AN " + strings.ToUpper(veh.Address.ProvinceKind+" "+veh.Address.Province)
 	if veh.Address.ProvinceKind == "Thành phố" {
 		unit = "CÔNG AN TP. " + strings.ToUpper(veh.Address.Province)
@@ -189,7 +178,7 @@ func drawVehicle(g *gen, v int) error {
 	}
 	y += dy
 	side := StepFront
-	bb := g.cardSide(base, base2, tk)
+	bb := g.cardSide(pal)
 	eng := f
 	ey := y
 	if v == 1 {

@@ -68,7 +68,7 @@ type Capture struct {
 // sensor noise, JPEG at quality 70–95. A person would accept it: sharp, lit, fully framed.
 // The same img, split and r state give the same capture.
 func Photograph(img image.Image, split Split, r *rand.Rand) Capture {
-	return shoot(img, split, r, "")
+	return shoot(img, split, r, "", 0)
 }
 
 // BadCapture makes a capture that a quality gate must send back for reason (one of
@@ -84,7 +84,7 @@ func BadCapture(img image.Image, reason string, split Split, r *rand.Rand) (Capt
 	if img == nil && reason != ReasonNoDocument {
 		return Capture{}, fmt.Errorf("docgen: a %s capture needs a document image", reason)
 	}
-	return shoot(img, split, r, reason), nil
+	return shoot(img, split, r, reason, 0), nil
 }
 
 // plane is a float RGB image, 0–255 per channel.
@@ -95,8 +95,12 @@ type plane struct {
 
 func newPlane(w, h int) *plane { return &plane{w, h, make([]float32, w*h*3)} }
 
-func shoot(doc image.Image, split Split, r *rand.Rand, reason string) Capture {
+// shoot makes a capture; width, when non-zero, replaces the random frame width (tests).
+func shoot(doc image.Image, split Split, r *rand.Rand, reason string, width int) Capture {
 	W := 1280 + r.IntN(721)
+	if width > 0 {
+		W = width
+	}
 	H := W * 3 / 4
 	cp := Capture{Reason: reason}
 	cp.Scene = pick(r, sceneTextures[split])
@@ -107,10 +111,12 @@ func shoot(doc image.Image, split Split, r *rand.Rand, reason string) Capture {
 		composite(fr, doc, cp.Corners, r)
 	}
 	// lighting: gradient and vignette
-	exposure := 0.9 + r.Float64()*0.2
+	// Exposure as a phone's auto-exposure sets it: white paper lands at about 215–245, never
+	// clipped (a clipped white area would be glare); lower in low light.
+	exposure := 0.86 + r.Float64()*0.1
 	noise := 1.2 + r.Float64()*2.3
 	if reason == "" && r.IntN(5) == 0 {
-		exposure = 0.62 + r.Float64()*0.13
+		exposure = 0.58 + r.Float64()*0.14
 		noise += 2
 		cp.Degradations = append(cp.Degradations, "low_light")
 	}
@@ -118,7 +124,7 @@ func shoot(doc image.Image, split Split, r *rand.Rand, reason string) Capture {
 		exposure = 0.05 + r.Float64()*0.1
 		noise = 2 + r.Float64()*2
 	}
-	light(fr, exposure, 0.08+r.Float64()*0.2, r)
+	light(fr, exposure, 0.06+r.Float64()*0.16, r)
 	switch {
 	case reason == ReasonBlurry:
 		if r.IntN(2) == 0 {
@@ -163,7 +169,8 @@ func shoot(doc image.Image, split Split, r *rand.Rand, reason string) Capture {
 func place(b image.Rectangle, W, H int, r *rand.Rand, cut bool) [4]image.Point {
 	aspect := float64(b.Dy()) / float64(b.Dx())
 	for try := 0; ; try++ {
-		frac := 0.35 + r.Float64()*0.45
+		// 35–80 % of the width, more often large (people fill the guide frame)
+		frac := 0.35 + 0.45*math.Sqrt(r.Float64())
 		if cut {
 			frac = 0.5 + r.Float64()*0.3
 		}
@@ -350,7 +357,9 @@ func light(fr *plane, exposure, g float64, r *rand.Rand) {
 	cx, cy := float64(fr.w)/2, float64(fr.h)/2
 	diag := math.Hypot(cx, cy)
 	vig := 0.1 + r.Float64()*0.15
-	warm := [3]float64{1 + r.Float64()*0.06, 1, 1 - r.Float64()*0.06}
+	warm := [3]float64{1 + r.Float64()*0.05, 1, 1 - r.Float64()*0.05}
+	// the brightest point gets at most the exposure (the gradient redistributes light)
+	exposure /= (1 + g*0.75) * warm[0]
 	for y := 0; y < fr.h; y++ {
 		for x := 0; x < fr.w; x++ {
 			dx, dy := (float64(x)-cx)/diag, (float64(y)-cy)/diag
@@ -366,10 +375,11 @@ func light(fr *plane, exposure, g float64, r *rand.Rand) {
 // addNoise adds Gaussian sensor noise of sd (0–255 scale), a little stronger in the dark.
 func addNoise(fr *plane, sd float64, r *rand.Rand) {
 	for i := 0; i < len(fr.p); i += 3 {
-		l := r.NormFloat64() * sd // luminance noise
-		for c := 0; c < 3; c++ {
-			fr.p[i+c] += float32(l + r.NormFloat64()*sd*0.4)
-		}
+		l := float32(r.NormFloat64() * sd)                                   // luminance noise
+		ch := float32(sd*0.4) * (float32(r.Uint32()>>8)/(1<<24)*2 - 1) * 1.7 // chroma noise
+		fr.p[i] += l + ch
+		fr.p[i+1] += l
+		fr.p[i+2] += l - ch
 	}
 }
 

@@ -2,6 +2,7 @@ package docgen
 
 import (
 	"fmt"
+	"golang.org/x/image/draw"
 	"image"
 	"image/png"
 	"math/rand/v2"
@@ -59,13 +60,13 @@ func TestWriteCaptures(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := Photograph(d.Sides[StepFront], split, r)
-		writePNG(t, fmt.Sprintf("%s/cap%d_good.png", dir, i), c.Image)
+		writeCapture(t, fmt.Sprintf("%s/cap%d_good", dir, i), c)
 		for _, reason := range BadReasons() {
 			c, err := BadCapture(d.Sides[StepBack], reason, split, r)
 			if err != nil {
 				t.Fatal(err)
 			}
-			writePNG(t, fmt.Sprintf("%s/cap%d_%s.png", dir, i, reason), c.Image)
+			writeCapture(t, fmt.Sprintf("%s/cap%d_%s", dir, i, reason), c)
 		}
 	}
 }
@@ -79,4 +80,15 @@ func writePNG(t *testing.T, path string, img image.Image) {
 	if err := png.Encode(f, img); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// writeCapture writes the JPEG and a half-size PNG preview.
+func writeCapture(t *testing.T, base string, c Capture) {
+	if err := os.WriteFile(base+".jpg", c.JPEG, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := c.Image.Bounds()
+	small := image.NewRGBA(image.Rect(0, 0, b.Dx()/2, b.Dy()/2))
+	draw.ApproxBiLinear.Scale(small, small.Bounds(), c.Image, b, draw.Src, nil)
+	writePNG(t, base+".png", small)
 }
