@@ -7,6 +7,7 @@ package facetest
 
 import (
 	"bytes"
+	"errors"
 	"image"
 	"image/color"
 	"image/draw"
@@ -20,6 +21,7 @@ import (
 	"testing"
 
 	"github.com/idstream/idstream/internal/face"
+	"github.com/idstream/idstream/internal/face/facecorpus"
 	"github.com/idstream/idstream/internal/imagecheck"
 )
 
@@ -39,6 +41,10 @@ type Env struct {
 	err    error
 
 	fetch sync.Once
+
+	corpusOnce sync.Once
+	corpus     *facecorpus.Corpus
+	corpusErr  error
 }
 
 // New finds the repository root (the directory holding go.mod above the working directory).
@@ -104,6 +110,26 @@ func (e *Env) Photo(t testing.TB, name string) image.Image {
 		t.Fatalf("decode %s: %v", path, err)
 	}
 	return img
+}
+
+// Corpus loads the face corpus (internal/face/facecorpus) from models/faces once per Env,
+// running internal/face/testdata/fetch-corpus.sh first when photos are missing.
+func (e *Env) Corpus(t testing.TB) *facecorpus.Corpus {
+	t.Helper()
+	e.corpusOnce.Do(func() {
+		root := filepath.Join(e.ModelsDir(), "faces")
+		script := filepath.Join(e.root, "internal", "face", "testdata", "fetch-corpus.sh")
+		e.corpus, e.corpusErr = facecorpus.Load(root)
+		if errors.Is(e.corpusErr, facecorpus.ErrMissing) {
+			out, err := exec.Command(script).CombinedOutput()
+			t.Logf("%s: %s %v", script, out, err)
+			e.corpus, e.corpusErr = facecorpus.Load(root)
+		}
+	})
+	if e.corpusErr != nil {
+		t.Fatalf("face corpus: %v (run internal/face/testdata/fetch-corpus.sh: needs npm and apt-get; or set IDSTREAM_SKIP_FACE_TESTS=1)", e.corpusErr)
+	}
+	return e.corpus
 }
 
 // PortraitA is a 600×700 photo of one person's face and shoulders.

@@ -2,7 +2,8 @@
 # Fetches the face photos the internal/face tests use into models/testimages/ (not in git):
 # demo/sample1..6.jpg of the npm package @vladmandic/face-api@1.7.15 (MIT; group photos of
 # several people, see models/MODELS.md). Checks every file's SHA-256. Idempotent.
-# Run from anywhere: internal/face/testdata/fetch.sh (deploy/models.sh may call it).
+# Run from anywhere: internal/face/testdata/fetch.sh (deploy/models.sh calls it). It then runs
+# fetch-corpus.sh, which fetches the face corpus (internal/face/facecorpus) into models/faces/.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 dest=models/testimages
@@ -25,7 +26,10 @@ for line in "${manifest[@]}"; do
   read -r file sum <<<"$line"
   ok "$dest/$file" "$sum" || missing=1
 done
-if [ "$missing" = 0 ]; then echo "face test images: all present in $dest/"; exit 0; fi
+if [ "$missing" = 0 ]; then
+  echo "face test images: all present in $dest/"
+  exec internal/face/testdata/fetch-corpus.sh
+fi
 
 command -v npm >/dev/null 2>&1 || { echo "face test images: npm is required" >&2; exit 1; }
 tmp=$(mktemp -d)
@@ -42,3 +46,4 @@ for line in "${manifest[@]}"; do
   mv "$dest/$file.tmp" "$dest/$file"
   echo "face test images: fetched $file from $pkg"
 done
+internal/face/testdata/fetch-corpus.sh
