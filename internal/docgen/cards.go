@@ -86,7 +86,7 @@ func drawCCCD2016(g *gen, v int) error {
 	}
 	y += dy
 	g.runOn(f, x0, y, dy*0.9, "Nơi thường trú:", lab, p.Residence.format(style, true), val, 2, FieldPlaceOfResidence, StepFront)
-	g.doc.Sides[StepFront] = f.img
+	g.side(StepFront, f)
 
 	b := g.cardSide(pal)
 	fx, fy, fw, fh := 52.5, 4.5, 14.5, 19.0
@@ -122,7 +122,7 @@ func drawCCCD2016(g *gen, v int) error {
 	b.seal(cx-5, y+4.5, 5.5)
 	b.signature(cx-2, y+2.5, 15, 4, g.r)
 	b.textCentered(cx, y+12.5, signer(g), g.st(g.label, true, 1.7, ink))
-	g.doc.Sides[StepBack] = b.img
+	g.side(StepBack, b)
 	return nil
 }
 
@@ -198,7 +198,7 @@ func drawCanCuoc2024(g *gen, v int) error {
 		f.text(x0+w2+1, y, "Việt Nam", val)
 	}
 	g.field(FieldNationality, StepFront, "VNM")
-	g.doc.Sides[StepFront] = f.img
+	g.side(StepFront, f)
 
 	b := g.cardSide(pal)
 	qx, cx := 4.0, 18.0
@@ -249,7 +249,7 @@ func drawCanCuoc2024(g *gen, v int) error {
 	mrz := td1(p, expiry, hasExp)
 	g.doc.MRZ, g.doc.MRZSide = mrz, StepBack
 	g.mrzBand(b, mrz, 3.8, 41.0, id1W, id1H-41.0, 78, g.r.IntN(2) == 0)
-	g.doc.Sides[StepBack] = b.img
+	g.side(StepBack, b)
 	return nil
 }
 
@@ -330,7 +330,7 @@ func drawCMND(g *gen, v int) error {
 	}
 	place(y, "Nguyên quán", p.Origin.format(style, false), FieldPlaceOfOrigin)
 	place(y+dy*1.85, "Nơi ĐKHK thường trú", p.Residence.format(style, true), FieldPlaceOfResidence)
-	g.doc.Sides[StepFront] = f.img
+	g.side(StepFront, f)
 
 	b := g.cardSide(pal)
 	tx, fx := 36.0, 3.0
@@ -372,6 +372,6 @@ func drawCMND(g *gen, v int) error {
 	b.seal(cx-6, y+6, 5.5)
 	b.signature(cx-3, y+3.5, 14, 4, g.r)
 	b.textCentered(cx, y+13, signer(g), g.st(g.label, true, 1.7, ink))
-	g.doc.Sides[StepBack] = b.img
+	g.side(StepBack, b)
 	return nil
 }

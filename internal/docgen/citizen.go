@@ -210,7 +210,7 @@ func drawCCCD2021(g *gen, v int) error {
 	} else {
 		g.runOn(f, x0, y, dy*0.92, L("Nơi thường trú", "Place of residence"), lab, res, val, 2, FieldPlaceOfResidence, StepFront)
 	}
-	g.doc.Sides[StepFront] = f.img
+	g.side(StepFront, f)
 
 	// back
 	b := g.cardSide(pal)
@@ -270,7 +270,7 @@ func drawCCCD2021(g *gen, v int) error {
 	mrzTop := 40.6
 	white := v == 0 || g.r.IntN(2) == 0
 	g.mrzBand(b, mrz, 3.8, mrzTop, id1W, id1H-mrzTop, 78, white)
-	g.doc.Sides[StepBack] = b.img
+	g.side(StepBack, b)
 	return nil
 }
 

@@ -45,6 +45,7 @@ const (
 	HeldOut
 )
 
+// String returns "calibration" or "held_out".
 func (s Split) String() string {
 	switch s {
 	case Calibration:
@@ -53,6 +54,33 @@ func (s Split) String() string {
 		return "held_out"
 	}
 	return fmt.Sprintf("Split(%d)", int(s))
+}
+
+// ParseSplit reads "calibration" or "held_out".
+func ParseSplit(name string) (Split, error) {
+	for _, s := range []Split{Calibration, HeldOut} {
+		if s.String() == name {
+			return s, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: %q (want calibration or held_out)", ErrSplit, name)
+}
+
+// MarshalText writes the split's name (JSON labels carry "calibration" or "held_out").
+func (s Split) MarshalText() ([]byte, error) {
+	if s != Calibration && s != HeldOut {
+		return nil, fmt.Errorf("%w: %d", ErrSplit, int(s))
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText reads a split's name.
+func (s *Split) UnmarshalText(b []byte) error {
+	v, err := ParseSplit(string(b))
+	if err == nil {
+		*s = v
+	}
+	return err
 }
 
 // Document types, as the public API names them (extracted.document_type).
@@ -113,17 +141,19 @@ const (
 // the 9-digit card prints no sex, nationality or expiry). FieldSides tells on which side
 // (step name) each field is printed, so an evaluator can score per capture.
 type Document struct {
-	Type       string                 // one of the document type constants
-	Template   string                 // template name (see Templates)
-	Split      Split                  // the half the template, fonts and background belong to
-	Sides      map[string]image.Image // the flat, unphotographed sides keyed by step name
-	MRZ        []string               // the machine readable zone's lines, nil when none
-	MRZSide    string                 // the step whose side carries the MRZ
-	Fields     map[string]string      // truth, normalised as above
-	FieldSides map[string]string      // field name → step name
-	Fonts      []string               // typeface families used (text and MRZ)
-	Background string                 // the security-print pattern (see TintsOf)
-	NoExpiry   bool                   // the card is valid without time limit
+	Type       string                 `json:"document_type"` // one of the document type constants
+	Template   string                 `json:"template"`      // template name (see Templates)
+	Split      Split                  `json:"split"`         // the half the template, fonts and background belong to
+	Sides      map[string]image.Image `json:"-"`             // the flat, unphotographed sides keyed by step name
+	MRZ        []string               `json:"mrz,omitempty"` // the machine readable zone's lines, nil when none
+	MRZSide    string                 `json:"mrz_side,omitempty"`
+	Fields     map[string]string      `json:"fields"`      // truth, normalised as above
+	FieldSides map[string]string      `json:"field_sides"` // field name → step name
+	Fonts      []string               `json:"fonts"`       // typeface families used (text and MRZ)
+	Background string                 `json:"background"`  // the security-print pattern (see TintsOf)
+	NoExpiry   bool                   `json:"no_expiry,omitempty"`
+
+	layout map[string][]textBox // text drawn per side (tests)
 }
 
 // TemplateInfo describes a template.
@@ -251,6 +281,7 @@ func (rd *Renderer) render(p Person, t template, r *rand.Rand, face image.Image)
 		doc: Document{
 			Type: t.Type, Template: t.Name, Split: t.Split, Sides: map[string]image.Image{},
 			Fields: map[string]string{}, FieldSides: map[string]string{},
+			layout: map[string][]textBox{},
 		},
 	}
 	g.width = 900 + r.IntN(501)
@@ -315,4 +346,10 @@ func (g *gen) st(f *loadedFamily, bold bool, size float64, col interface {
 		ft = f.bold
 	}
 	return textStyle{f: ft, size: size, col: col}
+}
+
+// side stores a finished side under its step name.
+func (g *gen) side(step string, c *canvas) {
+	g.doc.Sides[step] = c.img
+	g.doc.layout[step] = c.texts
 }

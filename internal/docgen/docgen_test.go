@@ -363,3 +363,64 @@ func TestVietnameseCoverage(t *testing.T) {
 		}
 	}
 }
+
+// TestLayoutFits renders every template for people with the longest names and addresses
+// and checks that every text lies on its side and no two texts overlap.
+func TestLayoutFits(t *testing.T) {
+	rd := fastRenderer(t)
+	long := func(seed uint64) Person {
+		r := rand.New(rand.NewPCG(seed, 8))
+		p := NewPerson(r, testRef)
+		p.FamilyName, p.MiddleName, p.GivenName = "NGUYỄN", "THỊ PHƯƠNG", "QUỲNH"
+		if seed%2 == 1 {
+			p.FamilyName, p.MiddleName, p.GivenName, p.Sex = "HOÀNG", "TRỌNG", "NGHĨA", Male
+		}
+		p.Residence.Street = "Số 118 ngõ 192 Nguyễn Thị Minh Khai"
+		p.Residence.Commune, p.Residence.District = "Hòa Cường Bắc", "Thủ Dầu Một"
+		p.Origin.Commune, p.Origin.District, p.Origin.Province = "Tạ An Khương", "Buôn Ma Thuột", "Bà Rịa - Vũng Tàu"
+		p.Marks = "Nốt ruồi C 2cm dưới trước cánh mũi trái và sẹo chấm C 1cm trên đầu lông mày phải"
+		p.Vehicle.Address = p.Residence
+		p.Vehicle.Owner = p.FullName()
+		return p
+	}
+	for _, tp := range Templates() {
+		for seed := uint64(0); seed < 6; seed++ {
+			r := rand.New(rand.NewPCG(seed, 9))
+			d, err := rd.RenderTemplate(long(seed), tp.Name, r, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for side, boxes := range d.layout {
+				b := d.Sides[side].Bounds()
+				s := float64(b.Dx()) / map[bool]float64{true: td3W, false: id1W}[tp.Type == Passport]
+				w, h := float64(b.Dx())/s, float64(b.Dy())/s
+				for i, a := range boxes {
+					if a.x0 < 0.5 || a.x1 > w-0.5 || a.y0 < 0.3 || a.y1 > h-0.1 {
+						t.Errorf("%s %s seed %d: %q at (%.1f,%.1f)-(%.1f,%.1f) leaves the %.1f×%.1f side", tp.Name, side, seed, a.s, a.x0, a.y0, a.x1, a.y1, w, h)
+					}
+					for _, c := range boxes[i+1:] {
+						if min(a.x1, c.x1)-max(a.x0, c.x0) > 0.2 && min(a.y1, c.y1)-max(a.y0, c.y0) > 0.2 {
+							t.Errorf("%s %s seed %d: %q overlaps %q", tp.Name, side, seed, a.s, c.s)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestSplitText(t *testing.T) {
+	for _, s := range []Split{Calibration, HeldOut} {
+		b, err := s.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Split
+		if err := back.UnmarshalText(b); err != nil || back != s {
+			t.Fatalf("%v → %s → %v, %v", s, b, back, err)
+		}
+	}
+	if _, err := ParseSplit("test"); err == nil {
+		t.Fatal("ParseSplit accepted an unknown split")
+	}
+}

@@ -23,6 +23,14 @@ type canvas struct {
 	s     float64
 	faces faceCache
 	z     vector.Rasterizer
+	texts []textBox // every text drawn, for layout tests
+}
+
+// textBox is where a text was drawn (mm): from x0 to x1, from the top of its capitals and
+// accents to the bottom of its descenders.
+type textBox struct {
+	s              string
+	x0, y0, x1, y1 float64
 }
 
 func newCanvas(wmm, hmm float64, widthPx int, faces faceCache) *canvas {
@@ -203,7 +211,11 @@ func (c *canvas) text(x, y float64, s string, st textStyle) float64 {
 	d := font.Drawer{Dst: c.img, Src: image.NewUniform(st.col), Face: c.face(st),
 		Dot: fixed.Point26_6{X: fixed.Int26_6(c.px(x) * 64), Y: fixed.Int26_6(c.px(y) * 64)}}
 	d.DrawString(s)
-	return float64(d.Dot.X)/64/c.s - x
+	w := float64(d.Dot.X)/64/c.s - x
+	if s != "" {
+		c.texts = append(c.texts, textBox{s, x, y - 0.74*st.size, x + w, y + 0.2*st.size})
+	}
+	return w
 }
 
 // textCentered draws s centred on cx.

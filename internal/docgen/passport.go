@@ -111,7 +111,7 @@ func drawPassport(g *gen, v int) error {
 	g.doc.MRZ, g.doc.MRZSide = mrz, StepPassport
 	top := 71.0
 	g.mrzBand(c, mrz, 6.0, top, td3W, td3H-top, 113, v == 0 || g.r.IntN(2) == 0)
-	g.doc.Sides[StepPassport] = c.img
+	g.side(StepPassport, c)
 	return nil
 }
 
@@ -202,7 +202,7 @@ func drawVehicle(g *gen, v int) error {
 		f.text(id1W-pw-1, 48.8, veh.Plate, g.st(g.value, true, 3.0, ink))
 		g.field(FieldPlate, StepFront, veh.Plate)
 	}
-	g.doc.Sides[StepFront] = f.img
+	g.side(StepFront, f)
 	ry := 22.0
 	if v == 1 {
 		ry = 12.0
@@ -218,6 +218,6 @@ func drawVehicle(g *gen, v int) error {
 	bb.seal(cx-5, 45.5, 5)
 	bb.signature(cx-3, 44, 13, 4, g.r)
 	bb.textCentered(cx, 52.2, signer(g), g.st(g.label, true, 1.6, ink))
-	g.doc.Sides[StepBack] = bb.img
+	g.side(StepBack, bb)
 	return nil
 }

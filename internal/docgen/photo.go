@@ -43,21 +43,21 @@ func ScenesOf(s Split) []string { return slices.Clone(sceneTextures[s]) }
 // Capture is a simulated phone photograph of a document.
 type Capture struct {
 	// JPEG is the encoded photograph, as a phone would upload it.
-	JPEG []byte
+	JPEG []byte `json:"-"`
 	// Image is JPEG decoded (what a reader sees).
-	Image image.Image
+	Image image.Image `json:"-"`
 	// Quality is the JPEG quality (70–95).
-	Quality int
+	Quality int `json:"jpeg_quality"`
 	// Corners are the document's corners in the frame (top left, top right, bottom right,
 	// bottom left of the document), possibly outside the frame for not_framed; all zero
 	// for no_document.
-	Corners [4]image.Point
+	Corners [4]image.Point `json:"corners"`
 	// Scene is the table texture (see ScenesOf).
-	Scene string
+	Scene string `json:"scene"`
 	// Reason is "" for a good capture, else the BadCapture reason it was made to fail for.
-	Reason string
+	Reason string `json:"reason,omitempty"`
 	// Degradations names what was applied (e.g. "motion_blur", "low_light"), for analysis.
-	Degradations []string
+	Degradations []string `json:"degradations,omitempty"`
 }
 
 // Photograph turns a flat rendered document side into a good phone capture: a frame of

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"golang.org/x/image/draw"
 	"image"
+	_ "image/jpeg"
 	"image/png"
 	"math/rand/v2"
 	"os"
@@ -29,10 +30,11 @@ func TestWriteSamples(t *testing.T) {
 		t.Skip("DOCGEN_SAMPLES not set")
 	}
 	rd := newTestRenderer(t)
+	face := sampleFace(t)
 	for i, tp := range Templates() {
 		r := rand.New(rand.NewPCG(uint64(i), 7))
 		p := NewPerson(r, testRef)
-		d, err := rd.RenderTemplate(p, tp.Name, r, nil)
+		d, err := rd.RenderTemplate(p, tp.Name, r, face)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +57,7 @@ func TestWriteCaptures(t *testing.T) {
 	for i, split := range []Split{Calibration, HeldOut, Calibration, HeldOut} {
 		r := rand.New(rand.NewPCG(uint64(i), 9))
 		p := NewPerson(r, testRef)
-		d, err := rd.Render(p, ChipIDCard, split, r, nil)
+		d, err := rd.Render(p, ChipIDCard, split, r, sampleFace(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,4 +93,22 @@ func writeCapture(t *testing.T, base string, c Capture) {
 	small := image.NewRGBA(image.Rect(0, 0, b.Dx()/2, b.Dy()/2))
 	draw.ApproxBiLinear.Scale(small, small.Bounds(), c.Image, b, draw.Src, nil)
 	writePNG(t, base+".png", small)
+}
+
+// sampleFace loads the portrait named by $DOCGEN_FACE (nil when unset).
+func sampleFace(t *testing.T) image.Image {
+	path := os.Getenv("DOCGEN_FACE")
+	if path == "" {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, _, err := image.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
 }
