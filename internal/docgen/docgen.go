@@ -15,6 +15,26 @@
 // share is the OCR-B face of the machine readable zone, which ICAO 9303 prescribes for every
 // real document (each half also has its own monospace stand-ins).
 //
+// The partition:
+//
+//	                 Calibration                         HeldOut
+//	templates        cmnd-a cccd2016-a cccd2021-a        cmnd-b cccd2016-b cccd2021-b
+//	                 cancuoc2024-a passport-a vehreg-a   cancuoc2024-b passport-b vehreg-b
+//	text typefaces   DejaVu Sans, DejaVu Serif,          Noto Sans, Noto Serif,
+//	                 Liberation Sans, FreeSerif          Liberation Serif, FreeSans
+//	MRZ typefaces    OCR-B, DejaVu Sans Mono Bold        OCR-B, Liberation Mono Bold, FreeMono Bold
+//	card tints       waves, rosette                      crosshatch, ripples
+//	table textures   wood, desk, paper                   fabric, marble, granite
+//
+// The fonts come from the Debian packages FontPackages lists (fonts-dejavu-core,
+// fonts-liberation2, fonts-freefont-ttf, fonts-noto-core, fonts-ocr-b).
+//
+// Labels follow the public contract (see Document). Two things to know when scoring: the
+// 2024 identity card prints "Nơi đăng ký khai sinh / Place of birth" instead of a place of
+// origin, labelled place_of_birth; a 12-digit card issued from the holder's 58th birthday
+// on is valid without time limit ("Không thời hạn"): it has no expiry_date, its MRZ
+// expiry is the filler "<<<<<<" (check digit 0) and Document.NoExpiry is set.
+//
 // Typical use:
 //
 //	rd, err := docgen.NewRenderer(docgen.DefaultFontDir)

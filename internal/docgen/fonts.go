@@ -49,13 +49,13 @@ var ocrB = fontFamily{"OCR-B", "fonts-ocr-b", "opentype/ocr-b/OCRBS.otf", ""}
 const SharedMRZFont = "OCR-B"
 
 // mrzFamilies are the MRZ typefaces of each split: OCR-B in both (see ocrB) and monospace
-// stand-ins of a badly printed zone that differ: DejaVu Sans Mono for Calibration; Liberation
-// Mono and FreeMono for HeldOut.
+// stand-ins (bold cuts, as a zone's print is dense) that differ: DejaVu Sans Mono Bold for
+// Calibration; Liberation Mono Bold and FreeMono Bold for HeldOut.
 var mrzFamilies = map[Split][]fontFamily{
-	Calibration: {ocrB, {"DejaVu Sans Mono", "fonts-dejavu-core", "truetype/dejavu/DejaVuSansMono.ttf", ""}},
+	Calibration: {ocrB, {"DejaVu Sans Mono Bold", "fonts-dejavu-core", "truetype/dejavu/DejaVuSansMono-Bold.ttf", ""}},
 	HeldOut: {ocrB,
-		{"Liberation Mono", "fonts-liberation2", "truetype/liberation2/LiberationMono-Regular.ttf", ""},
-		{"FreeMono", "fonts-freefont-ttf", "truetype/freefont/FreeMono.ttf", ""}},
+		{"Liberation Mono Bold", "fonts-liberation2", "truetype/liberation2/LiberationMono-Bold.ttf", ""},
+		{"FreeMono Bold", "fonts-freefont-ttf", "truetype/freefont/FreeMonoBold.ttf", ""}},
 }
 
 // FontPackages lists the Debian packages whose fonts the renderer loads.
