@@ -373,3 +373,14 @@ func (g *gen) side(step string, c *canvas) {
 	g.doc.Sides[step] = c.img
 	g.doc.layout[step] = c.texts
 }
+
+// FieldsOn returns the truth fields printed on the side captured at step.
+func (d Document) FieldsOn(step string) map[string]string {
+	out := map[string]string{}
+	for f, s := range d.FieldSides {
+		if s == step {
+			out[f] = d.Fields[f]
+		}
+	}
+	return out
+}

@@ -169,6 +169,13 @@ func TestRenderAllTemplates(t *testing.T) {
 					t.Fatalf("%s: id %s sex %s, person %s %s", tp.Name, id, d.Fields[FieldSex], p.IDNumber, p.Sex)
 				}
 			}
+			n := 0
+			for _, side := range tp.Sides {
+				n += len(d.FieldsOn(side))
+			}
+			if n != len(d.Fields) {
+				t.Fatalf("%s: %d fields, %d on the sides", tp.Name, len(d.Fields), n)
+			}
 			checkMRZ(t, tp, d)
 		}
 	}

@@ -112,3 +112,17 @@ func sampleFace(t *testing.T) image.Image {
 	}
 	return img
 }
+
+// TestWriteScenes writes every table texture to $DOCGEN_SAMPLES (skipped when unset).
+func TestWriteScenes(t *testing.T) {
+	dir := os.Getenv("DOCGEN_SAMPLES")
+	if dir == "" {
+		t.Skip("DOCGEN_SAMPLES not set")
+	}
+	for _, s := range []Split{Calibration, HeldOut} {
+		for i, name := range ScenesOf(s) {
+			fr := scene(name, 640, 480, rand.New(rand.NewPCG(uint64(i), 4)))
+			writePNG(t, dir+"/scene_"+name+".png", fr.rgba())
+		}
+	}
+}

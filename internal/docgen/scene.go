@@ -103,13 +103,18 @@ func scene(name string, w, h int, r *rand.Rand) *plane {
 		if r.IntN(3) == 0 { // dark marble
 			base, vein = [3]float64{45, 45, 50}, [3]float64{200, 200, 195}
 		}
+		ang := r.Float64() * math.Pi
+		ca, sa := math.Cos(ang), math.Sin(ang)
 		col = func(x, y float64) [3]float64 {
-			t := n.fbm(x/sc/260, y/sc/260, 5)
-			v := math.Abs(math.Sin((x/sc/90 + y/sc/140 + t*9)))
-			m := math.Pow(1-v, 10)
+			u := (x*ca + y*sa) / sc
+			t := n.fbm(x/sc/300, y/sc/300, 5)
+			// thin main veins and fainter secondary ones, in clouded stone
+			m := 0.8*math.Pow(1-math.Abs(math.Sin(u/110+t*7)), 40) +
+				0.35*math.Pow(1-math.Abs(math.Sin(u/37+t*11+1)), 25)
+			cloud := 0.94 + 0.08*n2.fbm(x/sc/200, y/sc/200, 3)
 			var o [3]float64
 			for c := range o {
-				o[c] = base[c]*(1-m) + vein[c]*m
+				o[c] = (base[c]*(1-m) + vein[c]*m) * cloud
 			}
 			return o
 		}
