@@ -431,3 +431,41 @@ func TestSplitText(t *testing.T) {
 		t.Fatal("ParseSplit accepted an unknown split")
 	}
 }
+
+// TestConcurrentRenders renders from one Renderer on several goroutines and expects what a
+// sequential rendering gives.
+func TestConcurrentRenders(t *testing.T) {
+	rd := fastRenderer(t)
+	render := func(seed uint64) []byte {
+		r := rand.New(rand.NewPCG(seed, 6))
+		d, err := rd.Render(NewPerson(r, testRef), DocumentTypes()[seed%5], Split(seed%2), r, nil)
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		var b []byte
+		for _, side := range []string{StepFront, StepBack, StepPassport} {
+			if img, ok := d.Sides[side].(*image.RGBA); ok {
+				b = append(b, img.Pix...)
+			}
+		}
+		return b
+	}
+	want := make([][]byte, 6)
+	for i := range want {
+		want[i] = render(uint64(i))
+	}
+	got := make([][]byte, len(want))
+	done := make(chan int)
+	for i := range want {
+		go func() { got[i] = render(uint64(i)); done <- i }()
+	}
+	for range want {
+		<-done
+	}
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Errorf("seed %d: concurrent rendering differs", i)
+		}
+	}
+}
