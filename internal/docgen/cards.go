@@ -26,7 +26,7 @@ func drawCCCD2016(g *gen, v int) error {
 	issue, expiry, hasExp := g.citizenCardDates(day(2016, 1, 1), day(2021, 6, 30))
 	pal := [2]palette{{rgb(226, 240, 232), rgb(238, 244, 222), rgb(110, 170, 150)}, {rgb(228, 236, 246), rgb(240, 240, 230), rgb(130, 150, 200)}}[v]
 	lab := g.st(g.label, false, 1.75, ink)
-	val := g.st(g.value, true, 2.1, ink)
+	val := g.vst(true, 2.1, ink)
 	f := g.cardSide(pal)
 	f.emblem(10.5, 9.8, 6.0)
 	hb := g.st(g.label, true, 2.1, ink)
@@ -42,20 +42,20 @@ func drawCCCD2016(g *gen, v int) error {
 	expTxt := g.expiry(expiry, hasExp, StepFront)
 	sm := g.st(g.label, false, 1.4, ink)
 	f.text(px, py+ph+2.3, "Có giá trị đến:", sm)
-	f.text(px, py+ph+4.9, expTxt, g.st(g.value, true, 1.75, ink))
+	f.text(px, py+ph+4.9, expTxt, g.vst(true, 1.75, ink))
 	x0, y, dy := 25.5, 19.8, 3.05
 	w := f.text(x0, y, "Số:", g.st(g.label, true, 2.2, ink))
-	f.text(x0+w+1.5, y+0.2, p.IDNumber, g.st(g.value, true, 3.0, titleRed))
+	f.text(x0+w+1.5, y+0.2, p.IDNumber, g.vst(true, 3.0, titleRed))
 	g.field(FieldIDNumber, StepFront, p.IDNumber)
 	y += dy + 0.3
 	name := p.FullName()
 	if v == 0 {
 		w = f.text(x0, y, "Họ và tên:", lab)
-		f.text(x0+w+1, y, name, f.fitText(name, g.st(g.value, true, 2.3, ink), id1W-x0-w-3))
+		f.text(x0+w+1, y, name, f.fitText(name, g.vst(true, 2.3, ink), id1W-x0-w-3))
 	} else {
 		f.text(x0, y, "Họ và tên:", lab)
 		y += dy
-		f.text(x0+3, y, name, f.fitText(name, g.st(g.value, true, 2.6, ink), id1W-x0-5))
+		f.text(x0+3, y, name, f.fitText(name, g.vst(true, 2.6, ink), id1W-x0-5))
 	}
 	g.field(FieldFullName, StepFront, name)
 	y += dy
@@ -105,13 +105,13 @@ func drawCCCD2016(g *gen, v int) error {
 	}
 	y = 8.0
 	b.text(4.5, y, "Đặc điểm nhân dạng:", lab)
-	mls, mst := b.wrapFit(p.Marks, g.st(g.value, false, 1.9, ink), fx-7, fx-7, 2)
+	mls, mst := b.wrapFit(p.Marks, g.vst(false, 1.9, ink), fx-7, fx-7, 2)
 	y = b.lines(4.5, y+3.0, 2.8, mls, mst)
 	g.field(FieldIdentifyingMarks, StepBack, strings.Join(mls, " "))
 	y += 1.5
 	d := fmt.Sprintf("Ngày %02d tháng %02d năm %d", issue.Day(), int(issue.Month()), issue.Year())
 	cx := 26.0
-	b.textCentered(cx, y, d, g.st(g.value, false, 1.9, ink))
+	b.textCentered(cx, y, d, g.vst(false, 1.9, ink))
 	g.field(FieldIssueDate, StepBack, iso(issue))
 	y += 2.9
 	titles := []string{"CỤC TRƯỞNG CỤC CẢNH SÁT", "ĐKQL CƯ TRÚ VÀ DLQG VỀ DÂN CƯ"}
@@ -155,7 +155,7 @@ func drawCanCuoc2024(g *gen, v int) error {
 	if v == 1 {
 		lab.size = 1.4
 	}
-	val := g.st(g.value, true, 2.1, ink)
+	val := g.vst(true, 2.1, ink)
 	f := g.cardSide(pal)
 	f.emblem(9.2, 9.0, 5.4)
 	hb := g.st(g.label, true, 1.85, ink)
@@ -172,14 +172,14 @@ func drawCanCuoc2024(g *gen, v int) error {
 	x0, y, dy := 26.0, 24.6, 2.75
 	f.text(x0, y, "Số định danh cá nhân / Personal identification number:", f.fitText("Số định danh cá nhân / Personal identification number:", lab, id1W-x0-2))
 	y += dy + 0.4
-	f.text(x0+2, y, p.IDNumber, g.st(g.value, true, 2.9, ink))
+	f.text(x0+2, y, p.IDNumber, g.vst(true, 2.9, ink))
 	g.field(FieldIDNumber, StepFront, p.IDNumber)
 	y += dy
 	nl := "Họ, chữ đệm và tên khai sinh / Surname, middle name and given name:"
 	f.text(x0, y, nl, f.fitText(nl, lab, id1W-x0-2))
 	y += dy + 0.2
 	name := p.FullName()
-	f.text(x0+2, y, name, f.fitText(name, g.st(g.value, true, 2.4, ink), id1W-x0-4))
+	f.text(x0+2, y, name, f.fitText(name, g.vst(true, 2.4, ink), id1W-x0-4))
 	g.field(FieldFullName, StepFront, name)
 	y += dy + 0.3
 	w := f.text(x0, y, "Ngày, tháng, năm sinh / Date of birth:", lab)
@@ -209,7 +209,7 @@ func drawCanCuoc2024(g *gen, v int) error {
 	b.chip(cx+0.5, 5.0, 11.0, 8.6)
 	x0 = 4.0
 	y = 18.8
-	vs := g.st(g.value, true, 1.9, ink)
+	vs := g.vst(true, 1.9, ink)
 	b.text(x0, y, "Nơi cư trú / Place of residence:", lab)
 	y += 2.6
 	style := placeFull
@@ -273,7 +273,7 @@ func drawCMND(g *gen, v int) error {
 	issue := randDate(g.r, lo, earlier(day(2021, 6, 30), p.Ref))
 	pal := [2]palette{{rgb(224, 238, 248), rgb(236, 246, 240), rgb(120, 160, 210)}, {rgb(230, 238, 226), rgb(242, 238, 226), rgb(150, 170, 130)}}[v]
 	lab := g.st(g.label, false, 1.9, ink)
-	val := g.st(g.value, true, 2.2, rgb(30, 30, 60))
+	val := g.vst(true, 2.2, rgb(30, 30, 60))
 	dots := func(c *canvas, x0, y, x1 float64) {
 		for x := x0; x < x1; x += 0.8 {
 			c.rect(x, y+0.35, 0.22, 0.22, rgb(70, 70, 70))
@@ -287,7 +287,7 @@ func drawCMND(g *gen, v int) error {
 	x0 := 25.0
 	y := 18.2
 	w := f.text(x0+6, y, "Số", g.st(g.label, true, 2.4, titleRed))
-	f.text(x0+6+w+2, y+0.3, p.LegacyID, g.st(g.value, true, 3.4, titleRed))
+	f.text(x0+6+w+2, y+0.3, p.LegacyID, g.vst(true, 3.4, titleRed))
 	g.field(FieldIDNumber, StepFront, p.LegacyID)
 	px, py, pw, ph := 4.5, 21.0, 17.0, 23.0
 	f.portrait(g.face, px, py, pw, ph)
@@ -300,7 +300,7 @@ func drawCMND(g *gen, v int) error {
 	w = f.text(x0, y, nameLab, lab)
 	dots(f, x0+w+1, y, id1W-3)
 	name := p.FullName()
-	f.text(x0+w+3, y-0.3, name, f.fitText(name, g.st(g.value, true, 2.5, rgb(30, 30, 60)), id1W-x0-w-6))
+	f.text(x0+w+3, y-0.3, name, f.fitText(name, g.vst(true, 2.5, rgb(30, 30, 60)), id1W-x0-w-6))
 	g.field(FieldFullName, StepFront, name)
 	y += dy
 	w = f.text(x0, y, "Sinh ngày", lab)
@@ -354,12 +354,12 @@ func drawCMND(g *gen, v int) error {
 	y += 4.0
 	b.text(tx, y, "DẤU VẾT RIÊNG VÀ DỊ HÌNH", g.st(g.label, true, 1.8, ink))
 	y += 3.0
-	mls, mst := b.wrapFit(p.Marks, g.st(g.value, false, 2.0, rgb(30, 30, 60)), 45, 45, 2)
+	mls, mst := b.wrapFit(p.Marks, g.vst(false, 2.0, rgb(30, 30, 60)), 45, 45, 2)
 	y = b.lines(tx, y, 2.9, mls, mst)
 	g.field(FieldIdentifyingMarks, StepBack, strings.Join(mls, " "))
 	y += 1.8
 	cx := tx + 23
-	b.textCentered(cx, y, fmt.Sprintf("Ngày %02d tháng %02d năm %d", issue.Day(), int(issue.Month()), issue.Year()), g.st(g.value, false, 1.9, ink))
+	b.textCentered(cx, y, fmt.Sprintf("Ngày %02d tháng %02d năm %d", issue.Day(), int(issue.Month()), issue.Year()), g.vst(false, 1.9, ink))
 	g.field(FieldIssueDate, StepBack, iso(issue))
 	y += 3.0
 	prov := strings.ToUpper(p.Residence.Province)

@@ -89,6 +89,7 @@ func (g *gen) mrzBand(c *canvas, lines []string, x, top, w, h, lineW float64, wh
 		top += h - 1.0 - 2*dy
 	}
 	st := g.st(g.mrzFont, false, 3, rgb(15, 15, 18))
+	st.personal = true
 	c.mrzZone(lines, st, x, top+dy*0.85+0.3, dy, lineW)
 }
 
@@ -116,7 +117,7 @@ func drawCCCD2021(g *gen, v int) error {
 	issue, expiry, hasExp := g.citizenCardDates(day(2021, 1, 1), p.Ref)
 	pal := [2]palette{{rgb(232, 242, 236), rgb(210, 230, 242), rgb(118, 168, 186)}, {rgb(246, 239, 224), rgb(228, 236, 244), rgb(196, 150, 158)}}[v]
 	lab := g.st(g.label, false, 1.55, ink)
-	val := g.st(g.value, true, 2.05, ink)
+	val := g.vst(true, 2.05, ink)
 	sep := " / "
 	if v == 1 {
 		lab.size, sep = 1.45, "/"
@@ -148,15 +149,15 @@ func drawCCCD2021(g *gen, v int) error {
 	if v == 0 {
 		f.text(px, py+ph+2.2, "Có giá trị đến:", small)
 		f.text(px, py+ph+4.0, "Date of expiry", small)
-		f.text(px, py+ph+6.6, expTxt, g.st(g.value, true, 1.8, ink))
+		f.text(px, py+ph+6.6, expTxt, g.vst(true, 1.8, ink))
 	} else {
 		f.text(px, py+ph+2.0, "Có giá trị đến/Date of expiry:", f.fitText("Có giá trị đến/Date of expiry:", small, pw+1))
-		f.text(px+1, py+ph+4.7, expTxt, g.st(g.value, true, 1.8, ink))
+		f.text(px+1, py+ph+4.7, expTxt, g.vst(true, 1.8, ink))
 	}
 	x0 := 25.0
 	y := 25.4
 	w := f.text(x0, y, L("Số", "No."), lab)
-	num := g.st(g.value, true, 2.9, rgb(20, 20, 20))
+	num := g.vst(true, 2.9, rgb(20, 20, 20))
 	if v == 1 {
 		num.col = rgb(170, 20, 28)
 	}
@@ -170,7 +171,7 @@ func drawCCCD2021(g *gen, v int) error {
 	f.text(x0, y, L("Họ và tên", "Full name"), lab)
 	y += dy
 	name := p.FullName()
-	f.text(x0+2, y, name, f.fitText(name, g.st(g.value, true, 2.4, ink), id1W-x0-4))
+	f.text(x0+2, y, name, f.fitText(name, g.vst(true, 2.4, ink), id1W-x0-4))
 	g.field(FieldFullName, StepFront, name)
 	y += dy
 	w = f.text(x0, y, L("Ngày sinh", "Date of birth"), lab)
@@ -235,7 +236,7 @@ func drawCCCD2021(g *gen, v int) error {
 		y = 18.8
 	}
 	w = b.text(4.5, y, L("Đặc điểm nhân dạng", "Personal identification"), lab)
-	mv := g.st(g.value, false, 1.75, ink)
+	mv := g.vst(false, 1.75, ink)
 	var mls []string
 	if v == 0 {
 		mls, mv = b.wrapFit(p.Marks, mv, fx-6, fx-6, 2)
@@ -253,7 +254,7 @@ func drawCCCD2021(g *gen, v int) error {
 	}
 	g.field(FieldIdentifyingMarks, StepBack, strings.Join(mls, " "))
 	w = b.text(4.5, y, L("Ngày, tháng, năm", "Date, month, year"), lab)
-	b.text(4.5+w+1, y, dmy(issue, "/"), g.st(g.value, true, 1.8, ink))
+	b.text(4.5+w+1, y, dmy(issue, "/"), g.vst(true, 1.8, ink))
 	g.field(FieldIssueDate, StepBack, iso(issue))
 	y += 2.6
 	tb := g.st(g.label, true, 1.35, ink)

@@ -305,6 +305,7 @@ func (rd *Renderer) render(p Person, t template, r *rand.Rand, face image.Image)
 		},
 	}
 	g.width = 900 + r.IntN(501)
+	g.textScale = 0.96 + r.Float64()*0.07
 	if rd.width > 0 {
 		g.width = rd.width
 	}
@@ -346,7 +347,9 @@ type gen struct {
 	mrzFont *loadedFamily
 	tint    string
 	plain   bool
-	doc     Document
+	// textScale varies all type sizes of a document by a few per cent (print runs differ).
+	textScale float64
+	doc       Document
 }
 
 // field records a printed value as truth.
@@ -355,8 +358,12 @@ func (g *gen) field(name, side, value string) {
 	g.doc.FieldSides[name] = side
 }
 
-// canvas starts a side of wmm × hmm millimetres.
-func (g *gen) canvas(wmm, hmm float64) *canvas { return newCanvas(wmm, hmm, g.width, g.faces) }
+// canvas starts a side of wmm × hmm millimetres, with its personalisation layer's offset.
+func (g *gen) canvas(wmm, hmm float64) *canvas {
+	c := newCanvas(wmm, hmm, g.width, g.faces)
+	c.poff = pt{(g.r.Float64()*2 - 1) * 0.35, (g.r.Float64()*2 - 1) * 0.25}
+	return c
+}
 
 func (g *gen) st(f *loadedFamily, bold bool, size float64, col interface {
 	RGBA() (r, g, b, a uint32)
@@ -365,7 +372,16 @@ func (g *gen) st(f *loadedFamily, bold bool, size float64, col interface {
 	if bold {
 		ft = f.bold
 	}
-	return textStyle{f: ft, size: size, col: col}
+	return textStyle{f: ft, size: size * g.textScale, col: col}
+}
+
+// vst is the style of a personalised value (g.value's family, printed in the second pass).
+func (g *gen) vst(bold bool, size float64, col interface {
+	RGBA() (r, g, b, a uint32)
+}) textStyle {
+	st := g.st(g.value, bold, size, col)
+	st.personal = true
+	return st
 }
 
 // side stores a finished side under its step name.

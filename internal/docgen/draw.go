@@ -24,6 +24,9 @@ type canvas struct {
 	faces faceCache
 	z     vector.Rasterizer
 	texts []textBox // every text drawn, for layout tests
+	// poff is the personalisation layer's offset (mm): values and the portrait are printed
+	// on the pre-printed card in a second pass, never exactly in register.
+	poff pt
 }
 
 // textBox is where a text was drawn (mm): from x0 to x1, from the top of its capitals and
@@ -194,9 +197,10 @@ func (c *canvas) shade(x, y, w, h float64, col color.RGBA, alpha func(x, y float
 
 // textStyle is how a piece of text is set: typeface, size (the em in millimetres), colour.
 type textStyle struct {
-	f    *opentype.Font
-	size float64
-	col  color.Color
+	f        *opentype.Font
+	size     float64
+	col      color.Color
+	personal bool // printed in the personalisation pass (see canvas.poff)
 }
 
 func (c *canvas) face(st textStyle) font.Face { return c.faces.face(st.f, c.px(st.size)) }
@@ -208,12 +212,18 @@ func (c *canvas) width(s string, st textStyle) float64 {
 
 // text draws s with its baseline at y, starting at x; it returns the width in mm.
 func (c *canvas) text(x, y float64, s string, st textStyle) float64 {
+	if st.personal {
+		x, y = x+c.poff.x, y+c.poff.y
+	}
 	d := font.Drawer{Dst: c.img, Src: image.NewUniform(st.col), Face: c.face(st),
 		Dot: fixed.Point26_6{X: fixed.Int26_6(c.px(x) * 64), Y: fixed.Int26_6(c.px(y) * 64)}}
 	d.DrawString(s)
 	w := float64(d.Dot.X)/64/c.s - x
 	if s != "" {
 		c.texts = append(c.texts, textBox{s, x, y - 0.74*st.size, x + w, y + 0.2*st.size})
+	}
+	if st.personal {
+		w += c.poff.x // the width from the caller's x, so what follows stays in its place
 	}
 	return w
 }

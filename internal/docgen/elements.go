@@ -178,6 +178,7 @@ func (c *canvas) silhouette(x, y, w, h float64) {
 
 // portrait fills the box with the face (or the silhouette) and a thin frame.
 func (c *canvas) portrait(face image.Image, x, y, w, h float64) {
+	x, y = x+c.poff.x, y+c.poff.y
 	if face == nil {
 		c.silhouette(x, y, w, h)
 	} else {

@@ -45,7 +45,7 @@ func drawPassport(g *gen, v int) error {
 	}
 	L := func(vi, en string) string { return vi + sep + en }
 	lab := g.st(g.label, false, 1.6, rgb(60, 60, 70))
-	val := g.st(g.value, true, 2.5, ink)
+	val := g.vst(true, 2.5, ink)
 	px, py, pw, ph := 6.0, 21.0, 31.0, 40.0
 	c.portrait(g.face, px, py, pw, ph)
 	if v == 1 && g.face != nil {
@@ -63,11 +63,11 @@ func drawPassport(g *gen, v int) error {
 	cols := []float64{x0, x0 + 18, x0 + 42}
 	cell(cols[0], y, L("Loại", "Type"), "P", val, 15)
 	cell(cols[1], y, L("Mã số", "Code"), "VNM", val, 20)
-	cell(cols[2], y, L("Số hộ chiếu", "Passport N°"), p.Passport, g.st(g.value, true, 2.9, rgb(150, 20, 30)), 38)
+	cell(cols[2], y, L("Số hộ chiếu", "Passport N°"), p.Passport, g.vst(true, 2.9, rgb(150, 20, 30)), 38)
 	g.field(FieldPassportNumber, StepPassport, p.Passport)
 	y += 7.2
 	name := p.FullName()
-	cell(x0, y, L("Họ và tên", "Full name"), name, g.st(g.value, true, 2.9, ink), td3W-x0-5)
+	cell(x0, y, L("Họ và tên", "Full name"), name, g.vst(true, 2.9, ink), td3W-x0-5)
 	g.field(FieldFullName, StepPassport, name)
 	y += 7.2
 	nat := "VIỆT NAM/VIETNAMESE"
@@ -98,10 +98,10 @@ func drawPassport(g *gen, v int) error {
 	g.field(FieldExpiryDate, StepPassport, iso(expiry))
 	if v == 0 {
 		y += 7.2
-		cell(x0, y, L("Nơi cấp", "Place of issue"), "Cục Quản lý xuất nhập cảnh", g.st(g.value, false, 2.2, ink), 60)
+		cell(x0, y, L("Nơi cấp", "Place of issue"), "Cục Quản lý xuất nhập cảnh", g.vst(false, 2.2, ink), 60)
 	} else {
 		c.text(px, py+ph+3.0, L("Nơi cấp", "Place of issue"), lab)
-		c.text(px, py+ph+5.8, "Cục Quản lý xuất nhập cảnh", c.fitText("Cục Quản lý xuất nhập cảnh", g.st(g.value, false, 1.9, ink), 34))
+		c.text(px, py+ph+5.8, "Cục Quản lý xuất nhập cảnh", c.fitText("Cục Quản lý xuất nhập cảnh", g.vst(false, 1.9, ink), 34))
 	}
 	if v == 0 {
 		c.text(px, py+ph+2.8, L("Chữ ký", "Signature"), lab)
@@ -134,7 +134,7 @@ func drawVehicle(g *gen, v int) error {
 	veh := p.Vehicle
 	pal := [2]palette{{rgb(222, 234, 248), rgb(236, 242, 250), rgb(120, 150, 210)}, {rgb(248, 236, 232), rgb(244, 242, 226), rgb(210, 160, 150)}}[v]
 	lab := g.st(g.label, false, 1.75, ink)
-	val := g.st(g.value, true, 2.05, ink)
+	val := g.vst(true, 2.05, ink)
 	f := g.cardSide(pal)
 	unit := "CÔNG AN " + strings.ToUpper(veh.Address.ProvinceKind+" "+veh.Address.Province)
 	if veh.Address.ProvinceKind == "Thành phố" {
@@ -147,7 +147,7 @@ func drawVehicle(g *gen, v int) error {
 		title = "GIẤY CHỨNG NHẬN ĐĂNG KÝ XE Ô TÔ"
 	}
 	f.textCentered(id1W/2, 11.6, title, f.fitText(title, g.st(g.label, true, 2.4, titleRed), 78))
-	f.textCentered(id1W/2, 14.6, "Số: "+veh.Number, g.st(g.value, true, 2.0, titleRed))
+	f.textCentered(id1W/2, 14.6, "Số: "+veh.Number, g.vst(true, 2.0, titleRed))
 	x0, y, dy := 4.0, 18.6, 3.2
 	w := f.text(x0, y, "Tên chủ xe:", lab)
 	f.text(x0+w+1, y, veh.Owner, f.fitText(veh.Owner, val, id1W-x0-w-4))
@@ -190,16 +190,16 @@ func drawVehicle(g *gen, v int) error {
 	eng.text(x0+cw+1, ey+dy, veh.ChassisNumber, eng.fitText(veh.ChassisNumber, val, id1W-x0-cw-4))
 	g.field(FieldEngineNumber, side, veh.EngineNumber)
 	g.field(FieldChassisNumber, side, veh.ChassisNumber)
-	plateStyle := g.st(g.value, true, 4.2, ink)
+	plateStyle := g.vst(true, 4.2, ink)
 	if v == 0 {
 		bb.text(6, 9.5, "Biển số đăng ký:", lab)
 		bb.textCentered(id1W/2, 16.0, veh.Plate, plateStyle)
 		g.field(FieldPlate, StepBack, veh.Plate)
 	} else {
-		pw := f.width(veh.Plate, g.st(g.value, true, 3.0, ink)) + 4
+		pw := f.width(veh.Plate, g.vst(true, 3.0, ink)) + 4
 		f.frame(id1W-pw-3, 42.5, pw, 7.8, 0.3, ink)
 		f.text(id1W-pw-1, 44.6, "Biển số đăng ký", g.st(g.label, false, 1.3, ink))
-		f.text(id1W-pw-1, 48.8, veh.Plate, g.st(g.value, true, 3.0, ink))
+		f.text(id1W-pw-1, 48.8, veh.Plate, g.vst(true, 3.0, ink))
 		g.field(FieldPlate, StepFront, veh.Plate)
 	}
 	g.side(StepFront, f)
@@ -213,7 +213,7 @@ func drawVehicle(g *gen, v int) error {
 	cx := 62.0
 	signed := fmt.Sprintf("%s, ngày %02d tháng %02d năm %d", veh.Address.Province,
 		veh.RegistrationDate.Day(), int(veh.RegistrationDate.Month()), veh.RegistrationDate.Year())
-	bb.textCentered(cx, 38.0, signed, bb.fitText(signed, g.st(g.value, false, 1.5, ink), 44))
+	bb.textCentered(cx, 38.0, signed, bb.fitText(signed, g.vst(false, 1.5, ink), 44))
 	bb.textCentered(cx, 41.0, "TRƯỞNG PHÒNG", g.st(g.label, true, 1.7, ink))
 	bb.seal(cx-5, 45.5, 5)
 	bb.signature(cx-3, 44, 13, 4, g.r)

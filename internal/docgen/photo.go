@@ -125,6 +125,10 @@ func shoot(doc image.Image, split Split, r *rand.Rand, reason string, width int)
 		noise = 2 + r.Float64()*2
 	}
 	light(fr, exposure, 0.06+r.Float64()*0.16, r)
+	if reason != ReasonNoDocument && reason != ReasonTooDark && r.IntN(2) == 0 {
+		sheen(fr, cp.Corners, r)
+		cp.Degradations = append(cp.Degradations, "sheen")
+	}
 	switch {
 	case reason == ReasonBlurry:
 		if r.IntN(2) == 0 {
@@ -433,6 +437,35 @@ func glare(fr *plane, q [4]image.Point, r *rand.Rand) {
 			fr.p[i] += (258 - tintB - fr.p[i]) * kf
 			fr.p[i+1] += (258 - tintB/2 - fr.p[i+1]) * kf
 			fr.p[i+2] += (262 - fr.p[i+2]) * kf
+		}
+	}
+}
+
+// sheen adds the broad, soft reflection a laminated card shows under room light: a large
+// smooth rise towards (but never reaching) white, at most 8–18 %, with no saturated core.
+// It is not glare: print stays readable under it.
+func sheen(fr *plane, q [4]image.Point, r *rand.Rand) {
+	inv := inverseHomography(q)
+	u0, v0 := r.Float64(), r.Float64()
+	rad := 0.35 + r.Float64()*0.35 // in document widths
+	peak := float32(0.08 + r.Float64()*0.1)
+	minX, minY, maxX, maxY := fr.w, fr.h, 0, 0
+	for _, p := range q {
+		minX, minY = min(minX, p.X), min(minY, p.Y)
+		maxX, maxY = max(maxX, p.X), max(maxY, p.Y)
+	}
+	for y := max(0, minY); y < min(fr.h, maxY+1); y++ {
+		for x := max(0, minX); x < min(fr.w, maxX+1); x++ {
+			u, v := project(inv, float64(x)+0.5, float64(y)+0.5)
+			if u < 0 || u > 1 || v < 0 || v > 1 {
+				continue
+			}
+			du, dv := u-u0, (v-v0)*0.63
+			k := peak * float32(math.Exp(-(du*du+dv*dv)/(rad*rad)))
+			i := 3 * (y*fr.w + x)
+			for c := 0; c < 3; c++ {
+				fr.p[i+c] += (240 - fr.p[i+c]) * k
+			}
 		}
 	}
 }
