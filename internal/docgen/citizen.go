@@ -40,7 +40,13 @@ func (c *canvas) lines(x, y, dy float64, ls []string, st textStyle) float64 {
 func (c *canvas) wrapFit(s string, st textStyle, first, rest float64, n int) ([]string, textStyle) {
 	for {
 		ls := c.wrap(s, st, first, rest)
-		if len(ls) <= n || st.size < 1 {
+		fits := len(ls) <= n
+		for i, l := range ls {
+			if limit := map[bool]float64{true: first, false: rest}[i == 0]; c.width(l, st) > limit {
+				fits = false // a single word wider than its line
+			}
+		}
+		if fits || st.size < 1 {
 			return ls, st
 		}
 		st.size *= 0.94
