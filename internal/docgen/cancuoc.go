@@ -44,8 +44,7 @@ func drawCanCuoc2024(g *gen, v int) error {
 	f.emblem(9.5, 9.0, 6.0)
 	hb := g.st(g.label, true, 1.85, violet)
 	hr := g.st(g.label, false, 1.65, violet)
-	f.header(48, 4.8, []string{"CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM", "Độc lập - Tự do - Hạnh phúc",
-		"SOCIALIST REPUBLIC OF VIET NAM", "Independence - Freedom - Happiness"}, []textStyle{hb, hr, hb, hr}, 2.3)
+	f.header(48, 4.8, mottoBilingual, []textStyle{hb, hr, hb, hr}, 2.3)
 	g.redTitle(f, 48, 17.6, "CĂN CƯỚC", 3.8, 40)
 	f.textCentered(48, 20.3, "IDENTITY CARD", g.st(g.label, true, 1.8, violet))
 	f.chip(id1W-13.5, 13.6, 8.5, 6.6) // the electronic-chip symbol

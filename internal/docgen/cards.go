@@ -31,7 +31,7 @@ func drawCCCD2016(g *gen, v int) error {
 	f.emblem(10.5, 9.8, 6.0)
 	hb := g.st(g.label, true, 2.1, ink)
 	hr := g.st(g.label, true, 1.85, ink)
-	f.header(50, 5.6, []string{"CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM", "Độc lập - Tự do - Hạnh phúc"}, []textStyle{hb, hr}, 2.7)
+	f.header(50, 5.6, mottoVN, []textStyle{hb, hr}, 2.7)
 	if v == 1 {
 		f.rect(40, 9.4, 20, 0.15, ink)
 	}
@@ -159,7 +159,7 @@ func drawCMND(g *gen, v int) error {
 	}
 	f := g.cardSide(pal)
 	f.emblem(11, 10.5, 7.2)
-	f.header(52, 5.5, []string{"CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM", "Độc lập - Tự do - Hạnh phúc"},
+	f.header(52, 5.5, mottoVN,
 		[]textStyle{g.st(g.label, true, 1.9, ink), g.st(g.label, true, 1.8, ink)}, 2.5)
 	g.redTitle(f, 52, 13.0, "GIẤY CHỨNG MINH NHÂN DÂN", 3.1, 60)
 	x0 := 25.0

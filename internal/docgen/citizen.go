@@ -19,6 +19,13 @@ var (
 	white    = rgb(255, 255, 255)
 )
 
+// The national motto block: Vietnamese, and with its English version under it.
+var (
+	mottoVN        = []string{"CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM", "Độc lập - Tự do - Hạnh phúc"}
+	mottoBilingual = []string{"CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM", "Độc lập - Tự do - Hạnh phúc",
+		"SOCIALIST REPUBLIC OF VIET NAM", "Independence - Freedom - Happiness"}
+)
+
 func sexVN(s string) string {
 	if s == Female {
 		return "Nữ"
@@ -135,8 +142,7 @@ func drawCCCD2021(g *gen, v int) error {
 	f.emblem(9.6, 9.4, 5.6)
 	hb := g.st(g.label, true, 1.95, ink)
 	hr := g.st(g.label, false, 1.75, ink)
-	f.header(42.8, 5.2, []string{"CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM", "Độc lập - Tự do - Hạnh phúc",
-		"SOCIALIST REPUBLIC OF VIET NAM", "Independence - Freedom - Happiness"},
+	f.header(42.8, 5.2, mottoBilingual,
 		[]textStyle{hb, hr, hb, hr}, 2.45)
 	qs := 10.5
 	if v == 1 {

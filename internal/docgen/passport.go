@@ -141,7 +141,7 @@ func drawVehicle(g *gen, v int) error {
 		unit = "CÔNG AN TP. " + strings.ToUpper(veh.Address.Province)
 	}
 	f.header(18, 4.6, []string{unit, "PHÒNG CẢNH SÁT GIAO THÔNG"}, []textStyle{g.st(g.label, false, 1.4, ink), g.st(g.label, true, 1.4, ink)}, 2.0)
-	f.header(60, 4.6, []string{"CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM", "Độc lập - Tự do - Hạnh phúc"}, []textStyle{g.st(g.label, true, 1.55, ink), g.st(g.label, true, 1.45, ink)}, 2.0)
+	f.header(60, 4.6, mottoVN, []textStyle{g.st(g.label, true, 1.55, ink), g.st(g.label, true, 1.45, ink)}, 2.0)
 	title := "GIẤY CHỨNG NHẬN ĐĂNG KÝ XE MÔ TÔ, XE MÁY"
 	if veh.Car {
 		title = "GIẤY CHỨNG NHẬN ĐĂNG KÝ XE Ô TÔ"
