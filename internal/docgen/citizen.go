@@ -120,11 +120,15 @@ func (g *gen) mrzBand(c *canvas, lines []string, x, top, w, h, lineW float64, wh
 // title (Director General of the Police Department for Administrative Management of Social
 // Order), signature and seal, two fingerprint boxes, and the TD1 MRZ at the bottom.
 //
+// Sizes from Circular 06/2021/TT-BCA: emblem 12 mm, portrait 20 × 30 mm.
+//
 // Variant 0 (cccd2021-a, Calibration): green-blue tint, name and both places on the lines
-// after their labels, MRZ on a white band, fingerprints top right.
-// Variant 1 (cccd2021-b, HeldOut): warm tint, larger portrait, residence starting on the
-// label's line, expiry on one bilingual line, labels set in a smaller size with slashes
-// without spaces, fingerprints lower and smaller, MRZ white or on the tint.
+// after their labels, the chip top left of the back, MRZ on a white band, fingerprints top
+// right.
+// Variant 1 (cccd2021-b, HeldOut): warm tint, the number in dark red, residence starting on
+// the label's line, labels set in a smaller size with slashes without spaces, the chip in the
+// middle of the back's left column beside the issuer's title, fingerprints lower and
+// smaller, MRZ white or on the tint.
 func drawCCCD2021(g *gen, v int) error {
 	p := g.p
 	issue, expiry, hasExp := g.citizenCardDates(day(2021, 1, 1), p.Ref)
@@ -139,7 +143,7 @@ func drawCCCD2021(g *gen, v int) error {
 
 	// front
 	f := g.cardSide(pal)
-	f.emblem(9.6, 9.4, 5.6)
+	f.emblem(9.6, 8.6, 6.0) // 12 mm
 	hb := g.st(g.label, true, 1.95, ink)
 	hr := g.st(g.label, false, 1.75, ink)
 	f.header(42.8, 5.2, mottoBilingual,
@@ -149,23 +153,17 @@ func drawCCCD2021(g *gen, v int) error {
 		qs = 9.5
 	}
 	f.qr(id1W-qs-3.2, 3.2, qs, 25, g.r)
-	g.redTitle(f, 50, 18.9, "CĂN CƯỚC CÔNG DÂN", 3.3, 50)
-	f.textCentered(50, 21.5, "Citizen Identity Card", g.st(g.label, false, 1.75, ink))
-	px, py, pw, ph := 3.6, 17.5, 18.5, 24.5
-	if v == 1 {
-		px, py, pw, ph = 3.0, 16.8, 20.0, 26.0
-	}
+	g.redTitle(f, 48, 18.9, "CĂN CƯỚC CÔNG DÂN", 3.3, 44)
+	f.textCentered(48, 21.5, "Citizen Identity Card", g.st(g.label, false, 1.75, ink))
+	f.chip(id1W-12.2, 15.6, 8.4, 6.4) // the chip symbol
+	box := [2][2]float64{{3.4, 15.9}, {3.0, 16.2}}[v]
+	px, py, pw, ph := box[0], box[1], 20.0, 30.0 // 20 × 30 mm
 	f.portrait(g.face, px, py, pw, ph)
 	expTxt := g.expiry(expiry, hasExp, StepFront)
 	small := g.st(g.label, false, 1.3, ink)
-	if v == 0 {
-		f.text(px, py+ph+2.2, "Có giá trị đến:", small)
-		f.text(px, py+ph+4.0, "Date of expiry", small)
-		f.text(px, py+ph+6.6, expTxt, g.vst(true, 1.8, ink))
-	} else {
-		f.text(px, py+ph+2.0, "Có giá trị đến/Date of expiry:", f.fitText("Có giá trị đến/Date of expiry:", small, pw+1))
-		f.text(px+1, py+ph+4.7, expTxt, g.vst(true, 1.8, ink))
-	}
+	el := [2]string{"Có giá trị đến/Date of expiry:", "Có giá trị đến / Date of expiry"}[v]
+	f.text(px, py+ph+1.9, el, f.fitText(el, small, pw+1.5))
+	f.text(px+[2]float64{0, 1.5}[v], py+ph+4.6, expTxt, g.vst(true, [2]float64{1.8, 1.9}[v], ink))
 	x0 := 25.0
 	y := 25.4
 	w := f.text(x0, y, L("Số", "No."), lab)
@@ -230,12 +228,11 @@ func drawCCCD2021(g *gen, v int) error {
 	mrz := td1(p, expiry, hasExp)
 	g.doc.MRZ, g.doc.MRZSide = mrz, StepBack
 	fx, fy, fw, fh := 52.0, 3.5, 15.0, 18.5
-	chipX, chipY := 5.5, 4.0
 	if v == 1 {
 		fx, fy, fw, fh = 55.0, 6.0, 13.5, 16.5
-		chipX, chipY = 7.0, 5.0
+	} else {
+		b.chip(5.5, 4.0, 11.5, 9.0)
 	}
-	b.chip(chipX, chipY, 11.5, 9.0)
 	for i, lbl := range [][2]string{{"Ngón trỏ trái", "Left index finger"}, {"Ngón trỏ phải", "Right index finger"}} {
 		x := fx + float64(i)*(fw+1.2)
 		b.fingerprint(x, fy, fw, fh, g.r)
@@ -245,7 +242,7 @@ func drawCCCD2021(g *gen, v int) error {
 	}
 	y = 17.5
 	if v == 1 {
-		y = 18.8
+		y = 6.5
 	}
 	w = b.text(4.5, y, L("Đặc điểm nhân dạng", "Personal identification"), lab)
 	mv := g.vst(false, 1.75, ink)
@@ -275,6 +272,9 @@ func drawCCCD2021(g *gen, v int) error {
 	titles := []string{"CỤC TRƯỞNG CỤC CẢNH SÁT", "QUẢN LÝ HÀNH CHÍNH VỀ TRẬT TỰ XÃ HỘI"}
 	if v == 1 {
 		titles = []string{"CỤC TRƯỞNG CỤC CẢNH SÁT QUẢN LÝ", "HÀNH CHÍNH VỀ TRẬT TỰ XÃ HỘI"}
+		tcx = 35.0
+		y += 1.5
+		b.chip(4.5, y-1.2, 11.0, 8.6) // the chip at the foot of the left column, beside the title
 	}
 	y = b.header(tcx, y, titles, []textStyle{tb}, 1.8)
 	b.header(tcx, y, []string{"DIRECTOR GENERAL OF THE POLICE DEPARTMENT", "FOR ADMINISTRATIVE MANAGEMENT OF SOCIAL ORDER"}, []textStyle{te}, 1.6)
