@@ -183,8 +183,26 @@ func (c *canvas) portrait(face image.Image, x, y, w, h float64) {
 		c.silhouette(x, y, w, h)
 	} else {
 		c.placeImage(face, x, y, w, h)
+		c.printTone(x, y, w, h)
 	}
 	c.frame(x, y, w, h, 0.12, rgb(110, 110, 110))
+}
+
+// printTone makes the box look printed on the card rather than photographic: a little less
+// saturation and contrast, and lifted blacks.
+func (c *canvas) printTone(x, y, w, h float64) {
+	r := image.Rect(int(c.px(x)), int(c.px(y)), int(c.px(x+w)), int(c.px(y+h))).Intersect(c.img.Bounds())
+	for py := r.Min.Y; py < r.Max.Y; py++ {
+		i := c.img.PixOffset(r.Min.X, py)
+		for px := r.Min.X; px < r.Max.X; px, i = px+1, i+4 {
+			p := c.img.Pix[i : i+3 : i+3]
+			l := 0.299*float64(p[0]) + 0.587*float64(p[1]) + 0.114*float64(p[2])
+			for k := range p {
+				v := l + (float64(p[k])-l)*0.8 // 20 % less saturated
+				p[k] = uint8(18 + v*0.88)      // lifted blacks, softer contrast
+			}
+		}
+	}
 }
 
 // signature draws a handwritten-looking stroke in blue ink.
