@@ -380,7 +380,12 @@ func randPlace(r *rand.Rand, pr province, street bool) Place {
 }
 
 // NewPerson draws a fictional person from r. ref is the reference date ("today" of the
-// corpus): the person is 18 to 80 years old on it. The same r state gives the same person.
+// corpus): the person is 18 to 80 years old on it and every document is issued on or before
+// it. Issue dates follow each card's years of issue (9-digit card until mid-2021, 12-digit
+// card 2016–2021, chip card from 2021, identity card from July 2024), so a reference date
+// after July 2024 gives realistic documents of every type; before it, a card issued after
+// the reference date is issued on the reference date instead. The same r state gives the
+// same person.
 func NewPerson(r *rand.Rand, ref time.Time) Person {
 	ref = time.Date(ref.Year(), ref.Month(), ref.Day(), 0, 0, 0, 0, time.UTC)
 	var p Person
