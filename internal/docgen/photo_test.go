@@ -91,6 +91,7 @@ func TestCaptures(t *testing.T) {
 		for _, reason := range BadReasons() {
 			c := shoot(back, split, r, reason, 800)
 			s := stats(c)
+			t.Logf("seed %d %s: lum %.0f sharp %.1f sat %d/%d (good: lum %.0f sharp %.1f sat %d)", seed, reason, s.lum, s.sharp, s.saturated, s.inside, gs.lum, gs.sharp, gs.saturated)
 			switch reason {
 			case ReasonBlurry:
 				if s.sharp > gs.sharp/3 {
