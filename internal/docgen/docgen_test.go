@@ -2,8 +2,11 @@ package docgen
 
 import (
 	"bytes"
+	"go/parser"
+	"go/token"
 	"image"
 	"math/rand/v2"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -466,6 +469,34 @@ func TestConcurrentRenders(t *testing.T) {
 	for i := range want {
 		if !bytes.Equal(got[i], want[i]) {
 			t.Errorf("seed %d: concurrent rendering differs", i)
+		}
+	}
+}
+
+// TestIndependentOfTheProjectsRenderer keeps the package independent of what it evaluates:
+// no import of the project's renderer, OCR or processors, and internal/mrz only in tests.
+func TestIndependentOfTheProjectsRenderer(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, im := range f.Imports {
+			path := strings.Trim(im.Path.Value, `"`)
+			switch {
+			case strings.Contains(path, "/internal/cardrender"), strings.Contains(path, "/internal/ocr"),
+				strings.Contains(path, "idstream/processors"):
+				t.Errorf("%s imports %s", name, path)
+			case strings.HasSuffix(path, "/internal/mrz") && !strings.HasSuffix(name, "_test.go"):
+				t.Errorf("%s imports %s outside tests", name, path)
+			case strings.HasPrefix(path, "github.com/idstream/") && !strings.HasSuffix(path, "/internal/mrz"):
+				t.Errorf("%s imports %s", name, path)
+			}
 		}
 	}
 }
