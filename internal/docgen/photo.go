@@ -153,6 +153,11 @@ func shoot(doc image.Image, split Split, r *rand.Rand, reason string, width int)
 	}
 	cp.Quality = 70 + r.IntN(26)
 	out := fr.rgba()
+	if r.IntN(10) < 3 {
+		// the camera's own JPEG, re-compressed by the app before upload
+		out = toRGBA(jpegRoundTrip(out, 88+r.IntN(10)))
+		cp.Degradations = append(cp.Degradations, "recompressed")
+	}
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: cp.Quality}); err != nil {
 		// encoding an in-memory RGBA image into a buffer cannot fail
@@ -165,6 +170,19 @@ func shoot(doc image.Image, split Split, r *rand.Rand, reason string, width int)
 	}
 	cp.Image = dec
 	return cp
+}
+
+// jpegRoundTrip encodes img at quality q and decodes it.
+func jpegRoundTrip(img image.Image, q int) image.Image {
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: q}); err != nil {
+		panic(err) // an in-memory image into a buffer cannot fail
+	}
+	dec, err := jpeg.Decode(&buf)
+	if err != nil {
+		panic(err)
+	}
+	return dec
 }
 
 // place chooses where the document's corners land in a W×H frame: 35–80 % of the width,
