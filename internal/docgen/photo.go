@@ -65,8 +65,9 @@ type Capture struct {
 // 35–80 % of the frame's width, wholly inside the frame with a margin, in-plane rotation up
 // to ±8° and a mild perspective, a soft shadow, a lighting gradient, sometimes mild motion or
 // focus blur (at most about a pixel), sometimes lower light (never too dark to read), mild
-// sensor noise, JPEG at quality 70–95. A person would accept it: sharp, lit, fully framed.
-// The same img, split and r state give the same capture.
+// sensor noise, JPEG at quality 70–95 (sometimes after a first compression at 88–97, as when
+// an app re-compresses the camera's JPEG). A person would accept it: sharp, lit, fully
+// framed. The same img, split and r state give the same capture.
 func Photograph(img image.Image, split Split, r *rand.Rand) Capture {
 	return shoot(img, split, r, "", 0)
 }
