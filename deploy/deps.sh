@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what idstream needs on Debian 12 and is idempotent: a second run installs nothing.
 # Debian packages (PLATFORM.md): OpenCV and Tesseract for the vision steps, ClickHouse for the
-# sinks, openjpeg for chip photos, fonts for generated test documents, kcat as a second Kafka
-# client. Uses sudo when not root. Set IDSTREAM_SKIP_APT=1 to skip the system packages.
+# sinks, openjpeg for chip photos, fonts for generated test documents (cardrender; docgen's
+# evaluation corpus draws its two halves with disjoint families: DejaVu, Liberation,
+# FreeFont, Noto), kcat as a second Kafka client. Uses sudo when not root. Set IDSTREAM_SKIP_APT=1 to skip the system packages.
 set -euo pipefail
 
 packages=(
@@ -12,6 +13,7 @@ packages=(
   clickhouse-server clickhouse-client
   libopenjp2-tools
   fonts-dejavu-core fonts-ocr-b
+  fonts-liberation2 fonts-freefont-ttf fonts-noto-core
   kcat unzip
 )
 
