@@ -20,7 +20,7 @@ FUZZ      := ./schemas:FuzzDecode:50000x ./internal/tlv:FuzzTLV:200000x \
              ./internal/lds:FuzzParseDG14:300000x ./internal/imagecheck:FuzzInspect:200000x \
              ./processors/fraud/imagemeta:FuzzRead:600000x
 
-.PHONY: all deps build run test fuzz bench lint clean
+.PHONY: all deps build run test fuzz bench eval lint clean
 
 all: build
 
@@ -55,6 +55,14 @@ fuzz:
 ## BenchmarkQualityGateAnswer the gate's answer time through edge + Kafka (1600×1200 JPEG).
 bench:
 	OMP_THREAD_LIMIT=1 $(GO) test -run '^$$' -bench . -benchtime 2s -timeout 30m ./processors/... ./schemas/... ./internal/... ./sinks/... ./consent/... ./cmd/...
+
+## eval: build the evaluation corpus (internal/docgen's independent documents, the face
+## corpus of models/faces) and print the held-out figures (idstream eval); report, JSON and
+## PNG plots in $(EVAL_DIR)/report. EVAL_N documents per type and split.
+EVAL_DIR  ?= $(DATA_DIR)/eval
+EVAL_N    ?= 12
+eval: build
+	./$(BIN) eval --corpus $(EVAL_DIR)/corpus --build $(EVAL_N) --out $(EVAL_DIR)/report
 
 ## lint: go vet and gofmt
 lint:

@@ -55,6 +55,7 @@ func WriteDET(path string, s FaceScores) error {
 		p.Legend.Add(fmt.Sprintf("threshold %.2f", s.Threshold), op)
 	}
 	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
 	return p.Save(6*vg.Inch, 5*vg.Inch, path)
 }
 
@@ -66,12 +67,12 @@ func WriteScoreHistogram(path string, s LivenessScores) error {
 	p.X.Label.Text = "liveness score (higher is live)"
 	p.Y.Label.Text = "captures"
 	p.X.Min, p.X.Max = 0, 1
-	palette := []color.RGBA{{R: 200, G: 40, B: 40, A: 160}, {R: 230, G: 140, B: 0, A: 160}, {R: 140, G: 60, B: 180, A: 160}, {R: 90, G: 90, B: 90, A: 160}}
+	palette := []color.RGBA{{R: 200, G: 40, B: 40, A: 255}, {R: 230, G: 140, B: 0, A: 255}, {R: 140, G: 60, B: 180, A: 255}, {R: 90, G: 90, B: 90, A: 255}}
 	series := []struct {
 		name   string
 		values []float64
 		c      color.RGBA
-	}{{"bona fide", s.BonaFide, color.RGBA{R: 30, G: 140, B: 60, A: 160}}}
+	}{{"bona fide", s.BonaFide, color.RGBA{R: 30, G: 140, B: 60, A: 255}}}
 	for i, k := range slices.Sorted(maps.Keys(s.Attacks)) {
 		series = append(series, struct {
 			name   string
@@ -91,8 +92,9 @@ func WriteScoreHistogram(path string, s LivenessScores) error {
 		if err != nil {
 			return err
 		}
-		h.FillColor = sr.c
-		h.LineStyle.Width = 0
+		h.FillColor = nil // outlines: overlapping series stay readable
+		h.LineStyle.Color = sr.c
+		h.LineStyle.Width = vg.Points(2)
 		p.Add(h)
 		p.Legend.Add(sr.name, h)
 	}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"image/png"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/idstream/idstream/internal/evaluation"
+	"github.com/idstream/idstream/internal/face/facetest"
+)
+
+// TestEvalSmallCorpus is `idstream eval` on the small built-in corpus: one document of every
+// type per split from the independent renderer (internal/docgen), the face corpus and its
+// attack renderings, run through the whole pipeline over REST. It asserts that the pipeline
+// still reads documents and faces nobody tuned it on — not the accuracy figures themselves,
+// which `make eval` measures on a larger corpus: every session gets an answer from the gate,
+// most are decided, the document types are recognised, most fields are read exactly, every
+// bad capture is sent back, no impostor or attack is verified — and that the report, the
+// outcomes and both plots are written.
+func TestEvalSmallCorpus(t *testing.T) {
+	faces := facetest.New(t)
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	if err := buildCorpus(corpus, faces.ModelsDir(), 1, 7, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	c, err := evaluation.Load(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	log := slog.New(slog.DiscardHandler)
+	o := evalOptions{split: evaluation.HeldOut, modelsDir: faces.ModelsDir(), concurrency: 2, timeout: 2 * time.Minute}
+	res, outcomes, err := evaluate(ctx, c, o, io.Discard, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "report")
+	if err := writeReport(out, res, outcomes); err != nil {
+		t.Fatal(err)
+	}
+	if testing.Verbose() {
+		res.WriteText(os.Stderr)
+	}
+	for _, o := range outcomes {
+		if o.Err != "" {
+			t.Errorf("session %s: %s", o.Session.ID, o.Err)
+		}
+		if o.Session.Kind != evaluation.Genuine && o.Status == "verified" {
+			t.Errorf("%s session %s was verified", o.Session.Kind, o.Session.ID)
+		}
+	}
+	if res.Sessions != len(outcomes) || res.Sessions < 5 {
+		t.Fatalf("%d sessions reported of %d", res.Sessions, len(outcomes))
+	}
+	var types, fields evaluation.Rate
+	for _, r := range res.DocumentType {
+		types.Hits += r.Hits
+		types.Total += r.Total
+	}
+	for _, byField := range res.Fields {
+		for _, r := range byField {
+			fields.Hits += r.Hits
+			fields.Total += r.Total
+		}
+	}
+	if types.Total != 5 || types.Hits < 4 {
+		t.Errorf("document types recognised %v, want at least 4 of 5", types)
+	}
+	if fields.Total < 30 || fields.Value() < 0.6 {
+		t.Errorf("fields read exactly %v, want at least 60 %%", fields)
+	}
+	for reason, r := range res.BadCaught {
+		if r.Hits != r.Total {
+			t.Errorf("bad %s captures caught %v", reason, r)
+		}
+	}
+	if res.NotDecided.Value() > 0.5 {
+		t.Errorf("sessions not decided %v", res.NotDecided)
+	}
+	if res.Face.Pairs[0] == 0 || res.Face.Pairs[1] == 0 || res.Report.Liveness.BonaFide == 0 || res.Report.Liveness.Attacks == 0 {
+		t.Errorf("face scores: %+v, liveness %+v", res.Face, res.Report.Liveness)
+	}
+	for _, name := range []string{"report.txt", "report.json", "outcomes.json"} {
+		if st, err := os.Stat(filepath.Join(out, name)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	for _, name := range []string{"face-det.png", "liveness.png"} {
+		f, err := os.Open(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
