@@ -36,7 +36,8 @@ import (
 // type as extracted.document_type (the chip's, else the documents'), the flow's only without
 // one; "2026-11-26.1" reports printed names and places (with diacritics) before the MRZ's
 // transliteration, the 12-digit ID number before an MRZ document number of its last 9 digits
-// (which agree), and compares nationality as a country (Reconcile).
+// (which agree), compares nationality as a country, and a printed name with the MRZ's up to
+// OCR-B look-alikes (the name line has no check digit) (Reconcile).
 const DefaultPolicyVersion = "2026-11-26.1"
 
 // Chip check names the default policy awaits (they are produced by the chip group, which

@@ -329,7 +329,10 @@ func setField(ex *schemas.Extracted, field, v string) {
 // alphabet has no diacritics and a bounded length, so a value compared with an MRZ value is
 // folded to that alphabet first (NGUYỄN VĂN A = NGUYEN<VAN<A), and an MRZ value that fills
 // its field may be a truncation of the other; an MRZ document number of 9 digits agrees with
-// the 12-digit ID number it ends. Other sources must agree exactly.
+// the 12-digit ID number it ends; a name agrees with the MRZ's up to letters an OCR-B reader
+// confuses and one stray thin glyph (lookAlikeDistance ≤ 1), since the name line carries no
+// check digit.
+// Other sources must agree exactly.
 func agree(field, a, va, b, vb string) bool {
 	if a != SourceMRZ && b != SourceMRZ {
 		return va == vb
@@ -342,11 +345,75 @@ func agree(field, a, va, b, vb string) bool {
 	if b == SourceMRZ {
 		m, o = fb, fa
 	}
-	if field == "id_number" {
+	switch field {
+	case "id_number":
 		// A Vietnamese card's MRZ document number is the last 9 digits of its 12-digit number.
 		return digits(m, 9) && digits(o, 12) && strings.HasSuffix(o, m)
+	case "full_name":
+		// The MRZ's name line has no check digit: letters OCR confuses with others (LE read
+		// as IF, a stray thin I) must not reject an honest card; another letter must.
+		if len(m) >= mrzTruncatedLen && len(o) > len(m) {
+			o = o[:len(m)]
+		}
+		return lookAlikeDistance(m, o) <= 1
 	}
 	return len(m) >= mrzTruncatedLen && strings.HasPrefix(o, m)
+}
+
+// lookAlikeDistance compares two MRZ-folded strings as an OCR-B reader's errors would
+// differ: the letters it confuses are made one first (I L 1, E F, O Q D 0, B 8, S 5, Z 2,
+// G 6, K X), then an edit distance counts a stray or lost thin glyph (I) as 1 and any other
+// insertion, deletion or substitution as 2. Two strings one look-alike apart score 0; one
+// stray I, 1; a different letter, 2.
+func lookAlikeDistance(a, b string) int {
+	fold := func(s string) []byte {
+		out := []byte(s)
+		for i, c := range out {
+			switch c {
+			case 'L', '1':
+				out[i] = 'I'
+			case 'F':
+				out[i] = 'E'
+			case 'Q', 'D', '0':
+				out[i] = 'O'
+			case '8':
+				out[i] = 'B'
+			case '5':
+				out[i] = 'S'
+			case '2':
+				out[i] = 'Z'
+			case '6':
+				out[i] = 'G'
+			case 'X':
+				out[i] = 'K'
+			}
+		}
+		return out
+	}
+	x, y := fold(a), fold(b)
+	indel := func(c byte) int {
+		if c == 'I' {
+			return 1
+		}
+		return 2
+	}
+	prev := make([]int, len(y)+1)
+	cur := make([]int, len(y)+1)
+	for j := 1; j <= len(y); j++ {
+		prev[j] = prev[j-1] + indel(y[j-1])
+	}
+	for i := 1; i <= len(x); i++ {
+		cur[0] = prev[0] + indel(x[i-1])
+		for j := 1; j <= len(y); j++ {
+			sub := 2
+			if x[i-1] == y[j-1] {
+				sub = 0
+			}
+			cur[j] = min(prev[j]+indel(x[i-1]), cur[j-1]+indel(y[j-1]), prev[j-1]+sub)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(y)]
 }
 
 // mrzTruncatedLen is the length from which an MRZ name may have been cut to fit its field.

@@ -137,6 +137,12 @@ func TestAgreeAgainstMRZ(t *testing.T) {
 		{SourceOCR, "NGUYỄN VĂN A", SourceChip, "NGUYEN VAN A", false}, // only the MRZ lacks diacritics
 		{SourceChip, long, SourceMRZ, "NGUYEN THI PHUONG THAO DOAN", true},
 		{SourceChip, long, SourceMRZ, "NGUYEN THI", false},
+		{SourceOCR, "LÊ THỊ THU LINH", SourceMRZ, "IF THI THU ILINH", true}, // OCR-B look-alikes, one insertion
+		{SourceOCR, "LÊ THỊ THU LINH", SourceMRZ, "LE THI THU HANH", false}, // another name
+		{SourceOCR, "LÊ VĂN AN", SourceMRZ, "LE VAN AM", false},             // not look-alikes
+		{SourceOCR, "LÊ VĂN AN", SourceMRZ, "LE VAN ANH", false},
+		{SourceOCR, "ĐỖ VĂN AN", SourceMRZ, "0O VAN AN", true},
+		{SourceOCR, "LÊ VĂN AN", SourceMRZ, "LE VAN BINH", false},
 	}
 	for _, tt := range tests {
 		if got := agree("full_name", tt.a, tt.va, tt.b, tt.vb); got != tt.want {
