@@ -577,8 +577,9 @@ func writeReport(dir string, r evalResult, outcomes []evaluation.Outcome) error 
 // documents from internal/docgen (templates, fonts and backgrounds disjoint between the
 // splits), the faces from the face corpus under modelsDir/faces (real photographs split by
 // identity; a person grouped only by likeness, not confirmed, is left out so that no pair of
-// theirs is counted as genuine or impostor) and its attack renderings.
-func buildCorpus(dir, modelsDir string, n int, seed uint64, progress io.Writer) error {
+// theirs is counted as genuine or impostor) and its attack renderings. splits limits it to
+// some halves (default both).
+func buildCorpus(dir, modelsDir string, n int, seed uint64, progress io.Writer, splits ...string) error {
 	rd, err := docgen.NewRenderer(docgen.DefaultFontDir)
 	if err != nil {
 		return fmt.Errorf("document renderer: %w (make deps installs the fonts)", err)
@@ -607,7 +608,7 @@ func buildCorpus(dir, modelsDir string, n int, seed uint64, progress io.Writer) 
 	fmt.Fprintf(progress, "building the corpus in %s: %d documents per type and split, %d photos\n", dir, n, len(photos))
 	c, err := evaluation.Build(evaluation.BuildOptions{
 		Dir: dir, PerType: n, Seed: seed, Reference: time.Now().UTC(), Renderer: rd,
-		Faces: photos, Attack: attack, AttackKinds: kinds,
+		Faces: photos, Attack: attack, AttackKinds: kinds, Splits: splits,
 	})
 	if err != nil {
 		return err

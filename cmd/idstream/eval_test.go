@@ -26,7 +26,7 @@ func TestEvalSmallCorpus(t *testing.T) {
 	faces := facetest.New(t)
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus")
-	if err := buildCorpus(corpus, faces.ModelsDir(), 1, 7, io.Discard); err != nil {
+	if err := buildCorpus(corpus, faces.ModelsDir(), 1, 7, io.Discard, evaluation.HeldOut); err != nil {
 		t.Fatal(err)
 	}
 	c, err := evaluation.Load(corpus)

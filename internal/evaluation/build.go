@@ -45,6 +45,7 @@ type BuildOptions struct {
 	Faces       []FacePhoto // real photographs, split by identity
 	Attack      AttackFunc  // nil: no attack sessions
 	AttackKinds []string
+	Splits      []string // the halves to build; empty: both
 }
 
 // Document reasons Build cycles through for the bad captures sent before a good document
@@ -76,7 +77,14 @@ func Build(o BuildOptions) (*Corpus, error) {
 		}
 	}
 	b := &builder{o: o, c: &Corpus{Dir: o.Dir}, r: rand.New(rand.NewPCG(o.Seed, 0x1d57))}
-	for _, split := range []string{Calibration, HeldOut} {
+	splits := o.Splits
+	if len(splits) == 0 {
+		splits = []string{Calibration, HeldOut}
+	}
+	for _, split := range splits {
+		if split != Calibration && split != HeldOut {
+			return nil, fmt.Errorf("evaluation: build: split %q", split)
+		}
 		if err := b.split(split); err != nil {
 			return nil, err
 		}
