@@ -58,13 +58,7 @@ var frames = []image.Point{{1280, 960}, {1280, 720}, {960, 1280}}
 func framingCases(t testing.TB) []framingCase {
 	t.Helper()
 	docs := documentRenders(t)
-	names := slices.Sorted(func(yield func(string) bool) {
-		for k := range docs {
-			if !yield(k) {
-				return
-			}
-		}
-	})
+	names := sortedKeys(docs)
 	type job struct {
 		name string
 		doc  image.Image
@@ -137,32 +131,19 @@ func framingCases(t testing.TB) []framingCase {
 		}
 	}
 	out := make([]framingCase, len(jobs))
-	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
-	next := make(chan int)
-	for range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				j := jobs[i]
-				img, corners, err := cardrender.Place(j.doc, j.s, j.seed)
-				if err != nil {
-					mu.Lock()
-					firstErr = err
-					mu.Unlock()
-					continue
-				}
-				out[i] = framingCase{name: j.name, img: img, truth: corners, want: expectFraming(j.want, corners, j.s)}
-			}
-		}()
-	}
-	for i := range jobs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	inParallel(len(jobs), func(i int) {
+		j := jobs[i]
+		img, corners, err := cardrender.Place(j.doc, j.s, j.seed)
+		if err != nil {
+			mu.Lock()
+			firstErr = err
+			mu.Unlock()
+			return
+		}
+		out[i] = framingCase{name: j.name, img: img, truth: corners, want: expectFraming(j.want, corners, j.s)}
+	})
 	if firstErr != nil {
 		t.Fatal(firstErr)
 	}

@@ -121,41 +121,20 @@ func (p plane) laplacianVariance() float64 {
 	return max(0, sumSq/n-m*m)
 }
 
-// glareFraction returns the fraction of the plane covered by 4-connected regions of values
-// ≥ level that are large (at least 0.1 % of the plane, and 4 pixels): small specular
-// highlights and white print details are not glare.
-func (p plane) glareFraction(level float32) float64 {
-	n := len(p.pix)
-	minArea := max(4, n/1000)
-	seen := make([]bool, n)
-	var stack []int
-	covered := 0
-	for start, v := range p.pix {
-		if seen[start] || v < level {
-			continue
-		}
-		seen[start] = true
-		stack = append(stack[:0], start)
-		area := 0
-		for len(stack) > 0 {
-			i := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			area++
-			x, y := i%p.w, i/p.w
-			for _, j := range [4]int{i - 1, i + 1, i - p.w, i + p.w} {
-				switch {
-				case j == i-1 && x == 0, j == i+1 && x == p.w-1, j == i-p.w && y == 0, j == i+p.w && y == p.h-1:
-					continue
-				}
-				if !seen[j] && p.pix[j] >= level {
-					seen[j] = true
-					stack = append(stack, j)
-				}
-			}
-		}
-		if area >= minArea {
-			covered += area
+// darkest returns the luma at or below which a fraction q of the plane lies (a low
+// percentile: the print's ink level when print covers more than q of the frame).
+func (p plane) darkest(q float64) float64 {
+	var hist [256]int
+	for _, v := range p.pix {
+		hist[min(255, max(0, int(v)))]++
+	}
+	want := int(q * float64(len(p.pix)))
+	acc := 0
+	for v, c := range hist {
+		acc += c
+		if acc > want {
+			return float64(v)
 		}
 	}
-	return float64(covered) / float64(n)
+	return 255
 }

@@ -39,15 +39,27 @@ func TestBlurScoreIsResolutionIndependent(t *testing.T) {
 	}
 }
 
-func TestGlarePatch(t *testing.T) {
+// A flat white area with sharp edges (a label, a white MRZ zone, a white card) is not glare,
+// however large.
+func TestWhitePatchIsNotGlare(t *testing.T) {
 	img := syntheticCard(1280, 800)
 	fillRect(img, image.Rect(500, 200, 800, 450), color.RGBA{255, 255, 255, 255}) // 7.3 % of the frame
 	res := NewGate(DefaultThresholds()).Assess(img, Document)
-	if res.Passed || !slices.Equal(res.Reasons, []string{ReasonGlare}) {
-		t.Fatalf("glare patch: %+v, want only %q", res, ReasonGlare)
+	if !res.Passed || res.Glare != 0 {
+		t.Fatalf("white patch: %+v, want passed with glare 0", res)
 	}
-	if res.Glare < 0.06 || res.Glare > 0.09 {
-		t.Errorf("glare = %.4f, want about 0.073", res.Glare)
+}
+
+// A specular highlight (a saturated core with a smooth halo) over the text is glare.
+func TestSpecularSpotIsGlare(t *testing.T) {
+	img := syntheticCard(1280, 800)
+	specular(img, 700, 330, 25, 450)
+	res := NewGate(DefaultThresholds()).Assess(img, Document)
+	if res.Passed || !slices.Equal(res.Reasons, []string{ReasonGlare}) {
+		t.Fatalf("specular spot: %+v, want only %q", res, ReasonGlare)
+	}
+	if res.Glare <= DefaultThresholds().MaxGlare {
+		t.Errorf("glare = %.4f, want above MaxGlare", res.Glare)
 	}
 }
 

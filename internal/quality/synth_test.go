@@ -3,7 +3,10 @@ package quality
 import (
 	"image"
 	"image/color"
+	"maps"
 	"math/rand/v2"
+	"slices"
+	"sync"
 )
 
 // fillRect paints r (clipped to img) with c.
@@ -97,4 +100,30 @@ func scaleBrightness(img *image.RGBA, f float64) {
 		}
 		img.Pix[i] = uint8(min(255, float64(img.Pix[i])*f))
 	}
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// inParallel runs fn(0) … fn(n-1) on two goroutines (the machines have two cores) and
+// returns when all are done.
+func inParallel(n int, fn func(i int)) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }

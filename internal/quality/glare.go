@@ -1,0 +1,278 @@
+package quality
+
+import (
+	"math"
+)
+
+// Glare is measured as specular highlights, not as white area.
+//
+// Light reflected by a laminated card (or by skin) adds a smooth bump of light to the
+// picture: where the bump is strong the picture clips to white and the print under it is
+// gone (a solid saturated core, no ink visible inside); around the core the bump falls off
+// smoothly over a distance that grows with the spot (the halo), so the paper level just
+// outside the core is still brighter than the paper farther out. A white area (an MRZ zone,
+// a light card, white paper, a white wall) is different on both counts: its print stays
+// visible inside it, and where it ends the luma steps down within a pixel or two (to print,
+// to the card's edge) or does not fall at all (to a slightly less white surface).
+//
+// specularGlare finds the components of saturated paper (the luma's 5×5 local maximum at or
+// above satLevel, so thin print inside does not split them) and the largest disc of truly
+// saturated luma inside each (the part where print is hidden, found with a chamfer distance
+// transform), and casts glareRays rays from that disc's centre over the paper level. Along
+// each ray, from where the paper level drops below satLevel, it looks at the next
+// 12–24 px (the core's radius, clamped): the ray sees a halo when the level falls there by
+// at least haloMinFall and less than haloStepShare of that fall happens within haloSharpPx
+// pixels of the edge. A component is a specular highlight when its hidden core is at least
+// minSpotRadius pixels in radius and at least minHaloRays of its rays see a halo. The glare
+// score is the share of the frame in the saturated cores of the highlights.
+//
+// Limits (see TestGlareSet): a highlight on a card whose paper is itself clipped white (a
+// white card, over-exposed) has no paper left to show a halo on and merges with the card;
+// a highlight that lands on a white MRZ zone merges with the zone. Both are mostly missed.
+// These constants define the measure; the pass limits are Thresholds.MaxGlare and
+// Thresholds.MaxFaceGlare.
+
+const (
+	satLevel = 250 // luma at or above which the working plane is saturated
+	// envRadius is the radius of the local-maximum window that gives the paper level: at
+	// the working width, print strokes are 1–3 px wide, so a 5×5 maximum sees the paper
+	// beside them.
+	envRadius = 2
+	// minSpotRadius is the smallest hidden-core radius, in working pixels, of a highlight
+	// worth judging: 3 px at the working width is 1/4 of a field's text height on a card
+	// filling three quarters of the frame; smaller highlights hide a stroke, not a letter.
+	minSpotRadius = 3
+	glareRays     = 16 // rays cast from a core's centre
+	// minHaloRays is how many rays must see a halo: a highlight near a card's edge or over
+	// the MRZ loses the rays that cross them (4–7 of 16 left on TestGlareSet), while the white
+	// areas of its good captures showed at most 2.
+	minHaloRays = 4
+	// haloSharpPx: a step (print, a card's edge) falls 90 % of the way within 3 px at the
+	// working width even through the blur the gate still accepts (Gaussian σ ≤ 1 px: the
+	// 10–90 % width of a blurred step is 2.6σ); a halo takes longer.
+	haloSharpPx = 3
+	// haloMinFall is the least fall of the paper level, in luma, for a ray to say anything:
+	// a white zone next to a light surface (a card tinted 235–245) falls less and is flat.
+	haloMinFall = 6
+	// haloStepShare: a step does more than 90 % of its fall within haloSharpPx; a ray whose
+	// level has done less than 60 % there is still falling, as a halo does.
+	haloStepShare = 0.6
+)
+
+// spotStats describes one saturated component.
+type spotStats struct {
+	area      int     // pixels of the component (of the paper-level mask)
+	core      int     // truly saturated pixels in it
+	radius    float64 // radius of the largest wholly saturated disc (the hidden core)
+	cx, cy    int     // that disc's centre
+	halo      int     // rays that see a halo
+	specular  bool
+	touchEdge bool
+}
+
+// specularGlare returns the fraction of the plane covered by specular highlights (the
+// saturated cores of components judged specular), and the components it judged (for tests).
+func (p plane) specularGlare() (float64, []spotStats) {
+	n := len(p.pix)
+	if n == 0 || p.w < 2*envRadius+3 || p.h < 2*envRadius+3 {
+		return 0, nil
+	}
+	// Fast exit: not one saturated pixel, no glare.
+	sat := 0
+	for _, v := range p.pix {
+		if v >= satLevel {
+			sat++
+		}
+	}
+	if sat < 28 { // π·minSpotRadius²
+		return 0, nil
+	}
+	env := p.localMax(envRadius)
+	dist := p.saturatedDistance()
+
+	label := make([]int32, n)
+	var stack []int
+	var spots []spotStats
+	covered := 0
+	for start := range n {
+		if label[start] != 0 || env.pix[start] < satLevel {
+			continue
+		}
+		id := int32(len(spots) + 1)
+		label[start] = id
+		stack = append(stack[:0], start)
+		s := spotStats{}
+		best := int32(0)
+		for len(stack) > 0 {
+			i := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			s.area++
+			if p.pix[i] >= satLevel {
+				s.core++
+			}
+			if dist[i] > best {
+				best, s.cx, s.cy = dist[i], i%p.w, i/p.w
+			}
+			x, y := i%p.w, i/p.w
+			if x == 0 || y == 0 || x == p.w-1 || y == p.h-1 {
+				s.touchEdge = true
+			}
+			if x > 0 && label[i-1] == 0 && env.pix[i-1] >= satLevel {
+				label[i-1] = id
+				stack = append(stack, i-1)
+			}
+			if x < p.w-1 && label[i+1] == 0 && env.pix[i+1] >= satLevel {
+				label[i+1] = id
+				stack = append(stack, i+1)
+			}
+			if y > 0 && label[i-p.w] == 0 && env.pix[i-p.w] >= satLevel {
+				label[i-p.w] = id
+				stack = append(stack, i-p.w)
+			}
+			if y < p.h-1 && label[i+p.w] == 0 && env.pix[i+p.w] >= satLevel {
+				label[i+p.w] = id
+				stack = append(stack, i+p.w)
+			}
+		}
+		// dist is a 3-4 chamfer distance to the nearest unsaturated pixel: /3 is pixels.
+		s.radius = float64(best) / 3
+		if s.radius >= minSpotRadius {
+			s.halo = env.haloRays(s.cx, s.cy, s.radius)
+			s.specular = s.halo >= minHaloRays
+		}
+		if s.specular {
+			covered += s.core
+		}
+		spots = append(spots, s)
+	}
+	return float64(covered) / float64(n), spots
+}
+
+// haloRays casts glareRays rays from (cx, cy) over the paper-level plane e and returns how
+// many see a halo: the level drops below satLevel at some distance t0, and over the next
+// max(8, radius) pixels it falls by at least haloMinFall, less than haloStepShare of that fall
+// within the first haloSharpPx pixels (a step to print or to a card's edge does nearly all
+// of its fall there). A ray that leaves the frame, or finds no edge within maxWalk, says
+// nothing.
+func (e plane) haloRays(cx, cy int, radius float64) int {
+	reach := int(min(24, max(12, radius)))
+	maxWalk := float64(e.w + e.h)
+	halo := 0
+	for k := range glareRays {
+		sin, cos := math.Sincos(2 * math.Pi * float64(k) / glareRays)
+		at := func(t float64) (float32, bool) {
+			x, y := int(math.Round(float64(cx)+t*cos)), int(math.Round(float64(cy)+t*sin))
+			if x < 0 || y < 0 || x >= e.w || y >= e.h {
+				return 0, false
+			}
+			return e.pix[y*e.w+x], true
+		}
+		t0 := -1.0
+		for t := 0.0; t <= maxWalk; t++ {
+			v, ok := at(t)
+			if !ok {
+				break
+			}
+			if v < satLevel {
+				t0 = t
+				break
+			}
+		}
+		if t0 < 0 {
+			continue
+		}
+		near, low := float32(satLevel), float32(satLevel)
+		inside := true
+		for d := 0; d <= reach; d++ {
+			v, ok := at(t0 + float64(d))
+			if !ok {
+				inside = false
+				break
+			}
+			low = min(low, v)
+			if d <= haloSharpPx {
+				near = low
+			}
+		}
+		fall := satLevel - low
+		if !inside || fall < haloMinFall {
+			continue
+		}
+		if satLevel-near < haloStepShare*fall {
+			halo++
+		}
+	}
+	return halo
+}
+
+// localMax returns the plane's maximum over (2r+1)×(2r+1) windows (separable; clipped at
+// the borders).
+func (p plane) localMax(r int) plane {
+	tmp := make([]float32, len(p.pix))
+	for y := range p.h {
+		row := p.pix[y*p.w : (y+1)*p.w]
+		out := tmp[y*p.w : (y+1)*p.w]
+		for x := range p.w {
+			m := row[x]
+			for k := max(0, x-r); k <= min(p.w-1, x+r); k++ {
+				m = max(m, row[k])
+			}
+			out[x] = m
+		}
+	}
+	res := plane{w: p.w, h: p.h, pix: make([]float32, len(p.pix))}
+	for y := range p.h {
+		y0, y1 := max(0, y-r), min(p.h-1, y+r)
+		out := res.pix[y*p.w : (y+1)*p.w]
+		copy(out, tmp[y0*p.w:(y0+1)*p.w])
+		for yy := y0 + 1; yy <= y1; yy++ {
+			in := tmp[yy*p.w : (yy+1)*p.w]
+			for x, v := range in {
+				out[x] = max(out[x], v)
+			}
+		}
+	}
+	return res
+}
+
+// saturatedDistance returns, for every pixel, the 3-4 chamfer distance (3 per step, 4 per
+// diagonal step) to the nearest pixel below satLevel or outside the plane; 0 for unsaturated
+// pixels.
+func (p plane) saturatedDistance() []int32 {
+	const inf = math.MaxInt32 / 2
+	w, h := p.w, p.h
+	d := make([]int32, len(p.pix))
+	for i, v := range p.pix {
+		if v >= satLevel {
+			d[i] = inf
+		}
+	}
+	// Outside the plane counts as unsaturated: the border pixels are at most 3.
+	for x := range w {
+		d[x] = min(d[x], 3)
+		d[(h-1)*w+x] = min(d[(h-1)*w+x], 3)
+	}
+	for y := range h {
+		d[y*w] = min(d[y*w], 3)
+		d[y*w+w-1] = min(d[y*w+w-1], 3)
+	}
+	for y := 1; y < h-1; y++ {
+		for x := 1; x < w-1; x++ {
+			i := y*w + x
+			if d[i] == 0 {
+				continue
+			}
+			d[i] = min(d[i], d[i-1]+3, d[i-w]+3, d[i-w-1]+4, d[i-w+1]+4)
+		}
+	}
+	for y := h - 2; y >= 1; y-- {
+		for x := w - 2; x >= 1; x-- {
+			i := y*w + x
+			if d[i] == 0 {
+				continue
+			}
+			d[i] = min(d[i], d[i+1]+3, d[i+w]+3, d[i+w+1]+4, d[i+w-1]+4)
+		}
+	}
+	return d
+}
