@@ -87,7 +87,7 @@ func (e *Engine) detect(r *raster) ([]Face, error) {
 		if box.Dx() < e.cfg.MinFaceSize || box.Dy() < e.cfg.MinFaceSize {
 			continue
 		}
-		f := Face{Box: box, Score: float64(cands[k].score)}
+		f := Face{Box: box, Detection: cands[k].rect.Intersect(image.Rect(0, 0, r.w, r.h)), Score: float64(cands[k].score)}
 		if err := e.landmarks(r, &f); err != nil {
 			return nil, err
 		}

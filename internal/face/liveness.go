@@ -17,6 +17,10 @@ const (
 	AttackMask   = "mask"   // the model says spoof and neither 2-D signal explains it: a mask or another presentation
 )
 
+// SignalLimit is the value of Liveness.Replay or Liveness.Print at and above which a face is
+// not live whatever the model's score.
+const SignalLimit = 0.5
+
 // Liveness is the passive liveness assessment of one face.
 type Liveness struct {
 	// Score is the liveness model's P(live): softmax over its 3 classes, class 0 = live.
@@ -40,9 +44,14 @@ type Liveness struct {
 	AttackType string
 }
 
-// Liveness assesses face f of img (f from Detect on the same image). The model sees a
-// 128×128 crop of LivenessCropScale× the face box (shrunk to fit and shifted inside the
-// image), BGR (the model was trained on OpenCV's BGR order), raw 0..255; the signals look at the face box itself at native resolution.
+// Liveness assesses face f of img (f from Detect on the same image). The model sees, as in
+// the reference pipeline (the model package's alignLivenessImage, Silent-Face-Anti-Spoofing's
+// CropImage), a crop of LivenessCropScale× the detector's own box f.Detection in each
+// direction (not the squared Box: the crop is as wide as 2.7× the detection's width and as
+// tall as 2.7× its height, then stretched to 128×128), the scale reduced so the crop fits and
+// the crop shifted inside the image; BGR (the model was trained on OpenCV's BGR order), raw
+// 0..255. A Face without Detection (built by hand) uses Box. The signals look at the face box
+// itself at native resolution. MODELS.md gives the figures behind each choice.
 func (e *Engine) Liveness(img image.Image, f Face) (Liveness, error) {
 	r, err := toRaster(img, e.lim)
 	if err != nil {
@@ -51,7 +60,13 @@ func (e *Engine) Liveness(img image.Image, f Face) (Liveness, error) {
 	if err := checkFace(r, f); err != nil {
 		return Liveness{}, fmt.Errorf("liveness: %w", err)
 	}
-	x0, y0, x1, y1 := livenessCrop(f.Box, r.w, r.h, e.cfg.LivenessCropScale)
+	box := f.Detection
+	if box.Empty() {
+		box = f.Box
+	} else if !box.In(image.Rect(0, 0, r.w, r.h)) {
+		return Liveness{}, fmt.Errorf("liveness: %w: detection %v outside the %dx%d image", ErrBadFace, box, r.w, r.h)
+	}
+	x0, y0, x1, y1 := livenessCrop(box, r.w, r.h, e.cfg.LivenessCropScale)
 	crop := r.resizeRect(x0, y0, x1, y1, liveSize, liveSize)
 	out, err := e.liveness.forward(crop.blobCHW(0, 1, true))
 	if err != nil {
@@ -60,12 +75,12 @@ func (e *Engine) Liveness(img image.Image, f Face) (Liveness, error) {
 	p := softmax(out[0])
 	l := Liveness{Score: p[0], Threshold: e.cfg.LivenessThreshold}
 	l.Replay, l.Print = signals(r, f.Box)
-	l.Live = l.Score >= l.Threshold && l.Replay < 0.5 && l.Print < 0.5
+	l.Live = l.Score >= l.Threshold && l.Replay < SignalLimit && l.Print < SignalLimit
 	if !l.Live {
 		switch {
-		case l.Replay >= 0.5 && l.Replay >= l.Print:
+		case l.Replay >= SignalLimit && l.Replay >= l.Print:
 			l.AttackType = AttackReplay
-		case l.Print >= 0.5:
+		case l.Print >= SignalLimit:
 			l.AttackType = AttackPrint
 		default:
 			l.AttackType = AttackMask

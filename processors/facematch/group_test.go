@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idstream/idstream/internal/blob"
+	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
 )
@@ -203,13 +204,13 @@ func TestSelfieMatchesChipOfSamePerson(t *testing.T) {
 	if !regexp.MustCompile(`^fr_detect\.onnx@[0-9a-f]{8}\+fr_landmark\.onnx@[0-9a-f]{8}\+fr_feature\.onnx@[0-9a-f]{8}$`).MatchString(ev.ModelVersion) {
 		t.Errorf("model version %q does not name the model files", ev.ModelVersion)
 	}
-	if len(ev.Pairs) != 1 || ev.Pairs[0].Pair != PairSelfieChip || !ev.Pairs[0].Matched || ev.Pairs[0].Threshold != 0.45 ||
+	if len(ev.Pairs) != 1 || ev.Pairs[0].Pair != PairSelfieChip || !ev.Pairs[0].Matched || ev.Pairs[0].Threshold != face.DefaultMatchThreshold ||
 		ev.Pairs[0].Similarity < ev.Pairs[0].Threshold {
 		t.Fatalf("pairs = %+v, want selfie_chip matched", ev.Pairs)
 	}
 	c := check(t, ev, CheckSelfieChip)
 	if len(ev.Checks) != 1 || c.Status != schemas.CheckPass || c.ReasonCode != nil || *c.Score != ev.Pairs[0].Similarity ||
-		*c.Threshold != 0.45 || *c.CaptureID != "cap_selfie" {
+		*c.Threshold != face.DefaultMatchThreshold || *c.CaptureID != "cap_selfie" {
 		t.Fatalf("check = %+v", c)
 	}
 }
@@ -218,7 +219,7 @@ func TestSelfieAgainstChipOfAnotherPerson(t *testing.T) {
 	f := newFixture(t)
 	ev := f.matched(t, f.state(t, faces{selfie: selfieA(t), chip: otherChip(t)}))
 	c := check(t, ev, CheckSelfieChip)
-	if c.Status != schemas.CheckFail || deref(c.ReasonCode) != ReasonFaceMismatch || c.Score == nil || *c.Score >= 0.45 {
+	if c.Status != schemas.CheckFail || deref(c.ReasonCode) != ReasonFaceMismatch || c.Score == nil || *c.Score >= face.DefaultMatchThreshold {
 		t.Fatalf("check = %+v, want fail face_mismatch below the threshold", c)
 	}
 	if len(ev.Pairs) != 1 || ev.Pairs[0].Matched {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idstream/idstream/internal/blob"
+	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
 )
@@ -127,7 +128,7 @@ func TestLiveSelfiePasses(t *testing.T) {
 		!ev.Envelope.OccurredAt.Equal(want.OccurredAt) || ev.Envelope.Producer != want.Producer {
 		t.Errorf("envelope = %+v, want %+v", ev.Envelope, want)
 	}
-	if !ev.Live || ev.AttackType != nil || ev.Score < ev.Threshold || ev.Threshold != 0.5 {
+	if !ev.Live || ev.AttackType != nil || ev.Score < ev.Threshold || ev.Threshold != face.DefaultLivenessThreshold {
 		t.Errorf("live selfie assessed %+v", ev)
 	}
 	c := ev.Checks[0]
