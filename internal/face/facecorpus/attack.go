@@ -446,7 +446,9 @@ func renderScreen(src *buf, rng *rand.Rand) *buf {
 	glareX, glareW := rng.Float64(), 0.1+0.15*rng.Float64()
 	// screen resolution: one screen pixel ≈ pitch camera pixels
 	sw, sh := int(float64(src.w)*scale/pitch), int(float64(src.h)*scale/pitch)
-	const sub = 2
+	bright := float32(1.0 + 0.15*rng.Float64())
+	grid := float32(0.35 + 0.5*rng.Float64()) // how sharply the lens resolves the sub-pixels
+	const sub = 3
 	for y := 0; y < out.h; y++ {
 		for x := 0; x < out.w; x++ {
 			var acc [3]float32
@@ -468,15 +470,16 @@ func renderScreen(src *buf, rng *rand.Rand) *buf {
 					ch := int(fx * 3)
 					lit := float32(0)
 					if math.Mod(fx*3, 1) < 0.8 && fy < 0.85 {
-						lit = 3.0
+						lit = bright / (0.8 * 0.85 / 3) // the lit area's mean is the pixel's value
 					}
 					for cc := 0; cc < 3; cc++ {
 						v := float32(math.Pow(float64(c[cc])/255, gamma)) * 255
+						flat := (black + v*(1-black/255)) * tint[cc]
+						striped := black * 0.3
 						if cc == ch {
-							acc[cc] += (black + v*(1-black/255)) * lit * tint[cc]
-						} else {
-							acc[cc] += black * 0.3
+							striped = flat * lit
 						}
+						acc[cc] += grid*striped + (1-grid)*flat*bright
 					}
 					n++
 				}
