@@ -3,8 +3,6 @@ package ocr
 import (
 	"fmt"
 	"image"
-
-	"github.com/otiai10/gosseract/v2"
 )
 
 // FieldKind says how a field is read and normalised.
@@ -21,6 +19,7 @@ const (
 	KindCode                            // upper-case letters, digits, '-' and '.' (plates, engine numbers)
 	KindLegacyIDNumber                  // 9-digit identity number of the legacy card (CMND)
 	KindLongDate                        // written "Ngày DD tháng MM năm YYYY", reported YYYY-MM-DD
+	KindPassportNumber                  // one letter and seven digits (look-alikes fixed)
 )
 
 // Region is where a field's value sits on a layout, in the layout's pixel coordinates.
@@ -102,28 +101,10 @@ func (r *Reader) ReadCard(img image.Image, layout Layout) ([]Field, error) {
 	doc := rectify(g, findDocument(g), layout.Width, layout.Height)
 	fields := make([]Field, 0, len(layout.Regions))
 	for _, reg := range layout.Regions {
-		e := engineText
-		switch reg.Kind {
-		case KindIDNumber, KindLegacyIDNumber, KindDate:
-			e = engineDigits
-		case KindCode:
-			e = engineCode
-		}
-		lines, err := r.recognise(e, pgm(crop(doc, reg.Box)), gosseract.PSM_SINGLE_LINE)
+		f, err := r.readRegion(doc, reg)
 		if err != nil {
-			return nil, fmt.Errorf("ocr: %s field %s: %w", layout.Name, reg.Field, err)
+			return nil, fmt.Errorf("ocr: %s: %w", layout.Name, err)
 		}
-		f := Field{Name: reg.Field}
-		var conf Confidence
-		for i, l := range lines {
-			if i > 0 {
-				f.Raw += " "
-			}
-			f.Raw += l.text
-			conf += l.conf / Confidence(len(lines))
-		}
-		f.Value, f.Valid = normalizeField(reg.Kind, f.Raw)
-		f.Confidence = conf
 		fields = append(fields, f)
 	}
 	return fields, nil

@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"sort"
 
 	"github.com/idstream/idstream/internal/homography"
 )
@@ -226,3 +227,174 @@ func pgm(g *image.Gray) []byte {
 
 // dist returns the distance between two points.
 func dist(a, b [2]float64) float64 { return math.Hypot(a[0]-b[0], a[1]-b[1]) }
+
+// cleanForText prepares a rectified document for a full-page text pass. It paints out, to
+// white:
+//   - the dotted leader lines printed after a label for the value to sit on ("Họ tên
+//     ........"): runs of at least five small dark dots at one height. Tesseract reads such
+//     rows as noise and loses the text on them. Isolated dots (of an i, below a vowel) stay;
+//   - dark shapes taller than any printed character (over 9 % of the height): the photo, the
+//     emblem, a QR code, the chip, fingerprint frames, a stamp. Solid ones (filling over a
+//     third of their box) go with their box, thin ones (rings, frames, strokes) pixel by
+//     pixel. Tesseract segments text lines around them badly and reads them as junk, which
+//     also costs time.
+func cleanForText(g *image.Gray) *image.Gray {
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	var hist [256]int
+	for _, v := range g.Pix {
+		hist[v]++
+	}
+	thr := otsu(hist[:], len(g.Pix))
+	dark := func(i int) bool { return g.Pix[(i/w)*g.Stride+i%w] <= thr }
+	maxDot := max(3, w/200) // a dot is under 6 px across at 1200 px
+	tall := h * 9 / 100
+	type comp struct {
+		x0, y0, x1, y1, n int
+	}
+	var comps []comp
+	label := make([]int32, w*h)
+	stack := make([]int, 0, 256)
+	for i := range label {
+		if label[i] != 0 || !dark(i) {
+			continue
+		}
+		id := int32(len(comps) + 1)
+		label[i] = id
+		stack = append(stack[:0], i)
+		c := comp{w, h, -1, -1, 0}
+		for len(stack) > 0 {
+			p := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			c.n++
+			px, py := p%w, p/w
+			c.x0, c.y0, c.x1, c.y1 = min(c.x0, px), min(c.y0, py), max(c.x1, px), max(c.y1, py)
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					qx, qy := px+dx, py+dy
+					if qx < 0 || qy < 0 || qx >= w || qy >= h {
+						continue
+					}
+					if q := qy*w + qx; label[q] == 0 && dark(q) {
+						label[q] = id
+						stack = append(stack, q)
+					}
+				}
+			}
+		}
+		comps = append(comps, c)
+	}
+	out := image.NewGray(g.Rect)
+	copy(out.Pix, g.Pix)
+	erase := make([]bool, len(comps)+1) // components painted pixel by pixel
+	fillBox := func(x0, y0, x1, y1 int) {
+		for y := max(0, y0); y <= min(h-1, y1); y++ {
+			for x := max(0, x0); x <= min(w-1, x1); x++ {
+				out.Pix[y*out.Stride+x] = 255
+			}
+		}
+	}
+	var dots []int
+	for k, c := range comps {
+		bw, bh := c.x1-c.x0+1, c.y1-c.y0+1
+		switch {
+		case bh > tall && 3*c.n > bw*bh:
+			fillBox(c.x0-2, c.y0-2, c.x1+2, c.y1+2)
+		case bh > tall:
+			erase[k+1] = true
+		case bw < maxDot && bh < maxDot && c.n >= 2:
+			dots = append(dots, k)
+		}
+	}
+	for i, l := range label {
+		if l != 0 && erase[l] {
+			out.Pix[(i/w)*out.Stride+i%w] = 255
+		}
+	}
+	// Dense patches (a QR code, a chip's contacts): cells of a grid more than 35 % dark,
+	// in a block at least 4 × 4 cells, whose box is more than half such cells.
+	cell := max(8, w/50)
+	gw, gh := (w+cell-1)/cell, (h+cell-1)/cell
+	dense := make([]bool, gw*gh)
+	for cy := 0; cy < gh; cy++ {
+		for cx := 0; cx < gw; cx++ {
+			n, tot := 0, 0
+			for y := cy * cell; y < min(h, (cy+1)*cell); y++ {
+				for x := cx * cell; x < min(w, (cx+1)*cell); x++ {
+					tot++
+					if label[y*w+x] != 0 {
+						n++
+					}
+				}
+			}
+			dense[cy*gw+cx] = 100*n > 35*tot
+		}
+	}
+	seenCell := make([]bool, gw*gh)
+	for i := range dense {
+		if !dense[i] || seenCell[i] {
+			continue
+		}
+		x0, y0, x1, y1, n := gw, gh, -1, -1, 0
+		stack = append(stack[:0], i)
+		seenCell[i] = true
+		for len(stack) > 0 {
+			p := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			n++
+			px, py := p%gw, p/gw
+			x0, y0, x1, y1 = min(x0, px), min(y0, py), max(x1, px), max(y1, py)
+			for _, q := range [4][2]int{{px - 1, py}, {px + 1, py}, {px, py - 1}, {px, py + 1}} {
+				if q[0] < 0 || q[1] < 0 || q[0] >= gw || q[1] >= gh {
+					continue
+				}
+				if k := q[1]*gw + q[0]; dense[k] && !seenCell[k] {
+					seenCell[k] = true
+					stack = append(stack, k)
+				}
+			}
+		}
+		bw, bh := x1-x0+1, y1-y0+1
+		if bw >= 4 && bh >= 4 && 2*n > bw*bh {
+			fillBox(x0*cell-cell/2, y0*cell-cell/2, (x1+1)*cell+cell/2, (y1+1)*cell+cell/2)
+		}
+	}
+	// Leaders: runs of ≥ 5 dots at one height (±2 px) with gaps under 3 % of the width.
+	cyOf := func(k int) int { return (comps[k].y0 + comps[k].y1) / 2 }
+	sort.Slice(dots, func(i, j int) bool {
+		ci, cj := cyOf(dots[i]), cyOf(dots[j])
+		if ci/3 != cj/3 {
+			return ci/3 < cj/3
+		}
+		return comps[dots[i]].x0 < comps[dots[j]].x0
+	})
+	maxGap := max(12, w*3/100)
+	used := make([]bool, len(dots))
+	for i := range dots {
+		if used[i] {
+			continue
+		}
+		run := []int{i}
+		last := i
+		for j := i + 1; j < len(dots) && j < i+400; j++ {
+			if d := cyOf(dots[j]) - cyOf(dots[i]); d > 2 || d < -2 || used[j] {
+				continue
+			}
+			if comps[dots[j]].x0-comps[dots[last]].x1 > maxGap {
+				break
+			}
+			if comps[dots[j]].x0 > comps[dots[last]].x1 {
+				run = append(run, j)
+				last = j
+			}
+		}
+		if len(run) < 5 {
+			continue
+		}
+		for _, r := range run {
+			used[r] = true
+			c := comps[dots[r]]
+			fillBox(c.x0-1, c.y0-1, c.x1+1, c.y1+1)
+		}
+	}
+	return out
+}

@@ -219,6 +219,9 @@ func correctMRZ(lines []string, n int) *mrz.MRZ {
 					}
 				}
 			}
+			if i == 1 {
+				fixSex(b, n)
+			}
 			amb = append(amb, ambiguous(b, classes[i], i)...)
 			fixed[i] = string(b)
 		}
@@ -243,6 +246,24 @@ func correctMRZ(lines []string, n int) *mrz.MRZ {
 		}
 	}
 	return first
+}
+
+// sexAt is the position of the sex in the second line of each format (by line length).
+var sexAt = map[int]int{30: 7, 36: 20, 44: 20}
+
+// fixSex maps a letter read where the zone's sex stands to the look-alike of M, F or '<' (no
+// check digit covers it): E, P, R, K → F; N, H, W → M.
+func fixSex(b []byte, n int) {
+	p, ok := sexAt[n]
+	if !ok || p >= len(b) {
+		return
+	}
+	switch b[p] {
+	case 'E', 'P', 'R', 'K':
+		b[p] = 'F'
+	case 'N', 'H', 'W':
+		b[p] = 'M'
+	}
 }
 
 // trySubsets returns a valid parse of lines with exactly k of the ambiguous positions

@@ -57,13 +57,13 @@ func normalizeField(k FieldKind, raw string) (string, bool) {
 		s = strings.ToUpper(s)
 		return s, s != ""
 	case KindIDNumber:
-		d := digitsOf(s)
+		d := digitsOf(zeroes.Replace(s))
 		return d, len(d) == 12
 	case KindLegacyIDNumber:
-		d := digitsOf(s)
+		d := digitsOf(zeroes.Replace(s))
 		return d, len(d) == 9
 	case KindDate:
-		return NormalizeDate(s)
+		return NormalizeDate(zeroes.Replace(s))
 	case KindLongDate:
 		return NormalizeLongDate(s)
 	case KindSex:
@@ -75,16 +75,42 @@ func normalizeField(k FieldKind, raw string) (string, bool) {
 		}
 		return s, false
 	case KindNationality:
-		if strings.ReplaceAll(foldVietnamese(s), " ", "") == "VIETNAM" {
+		// "Việt Nam", "VIỆT NAM", "VIỆT NAM/VIETNAMESE" (a passport), even with a stray
+		// character read from a separator ("H: VIỆT NAM").
+		if f := strings.ReplaceAll(foldVietnamese(s), " ", ""); f == "VIETNAM" || strings.Contains(f, "VIETNAM") || f == "VNM" {
 			return "VNM", true
 		}
 		return s, s != ""
 	case KindCode:
 		s = strings.ToUpper(strings.ReplaceAll(s, " ", ""))
 		return s, s != ""
+	case KindPassportNumber:
+		return passportNumber(strings.ToUpper(strings.ReplaceAll(s, " ", "")))
 	}
 	return s, s != ""
 }
+
+// passportNumber fixes a Vietnamese passport number to its form, one letter and seven digits,
+// through the look-alike confusions; valid only when it then has that form.
+func passportNumber(s string) (string, bool) {
+	if len(s) != 8 {
+		return s, false
+	}
+	b := []byte(s)
+	if l, ok := toLetter[b[0]]; ok {
+		b[0] = l
+	}
+	for i := 1; i < len(b); i++ {
+		if d, ok := toDigit[b[i]]; ok {
+			b[i] = d
+		}
+	}
+	ok := b[0] >= 'A' && b[0] <= 'Z' && len(digitsOf(string(b[1:]))) == 7
+	return string(b), ok
+}
+
+// zeroes maps the letters OCR reads for a zero in a number or a date to the digit.
+var zeroes = strings.NewReplacer("Ø", "0", "ø", "0", "O", "0", "o", "0")
 
 // digitsOf returns the ASCII digits of s, in order.
 func digitsOf(s string) string {

@@ -4,6 +4,15 @@
 // the 9-digit card) and of the vehicle registration card, with per-field confidence and
 // Vietnamese text normalisation.
 //
+// Printed fields are found by their labels, not by position: ReadPage rectifies the document
+// and reads all of its text once (words with boxes), and Fields finds each field's label
+// among the words (the Vietnamese label or its English subtitle, matched after folding case
+// and diacritics with a few OCR edits tolerated) and takes the value right of it on its line,
+// or on the line(s) below when the label ends its line, up to the next label; numbers and
+// dates are read again from their boxes with a digit whitelist and validated. The fixed
+// layouts (ChipIDFront, ...) and ReadCard remain for the fallback and for callers that know
+// the template.
+//
 // A Reader holds pools of Tesseract clients, one pool per engine configuration (Vietnamese
 // text, digits, codes, MRZ); a gosseract client is not safe for concurrent use, so each call
 // takes a client from its pool and gives it back. A Reader is safe for concurrent use.
@@ -14,6 +23,7 @@
 package ocr
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -111,9 +121,15 @@ func New(cfg Config) (*Reader, error) {
 		r.pools[e] = make(chan *gosseract.Client, cfg.PoolSize)
 		for i := 0; i < cfg.PoolSize; i++ {
 			c := gosseract.NewClient()
-			err := errors.Join(c.SetTessdataPrefix(s.dir), c.SetLanguage(s.lang), c.DisableOutput())
+			err := errors.Join(c.SetTessdataPrefix(s.dir), c.SetLanguage(s.lang), c.DisableOutput(),
+				// Printed documents carry no white-on-dark text: Tesseract's second pass over
+				// every low-confidence line, inverted, only costs time (a third of a page).
+				c.SetVariable("tessedit_do_invert", "0"))
 			if s.whitelist != "" {
 				err = errors.Join(err, c.SetWhitelist(s.whitelist))
+			}
+			if err == nil {
+				err = warmUp(c)
 			}
 			if err != nil {
 				c.Close()
@@ -124,6 +140,19 @@ func New(cfg Config) (*Reader, error) {
 		}
 	}
 	return r, nil
+}
+
+// warmUp initialises c's Tesseract API (loads its model) on a blank 8 × 8 image. Until the API
+// is initialised, a page segmentation mode set on the client is lost (initialisation resets
+// it), so without this the first read of every client ran in another mode than later ones,
+// and reading the same image twice could give two answers.
+func warmUp(c *gosseract.Client) error {
+	blank := append([]byte("P5\n8 8\n255\n"), bytes.Repeat([]byte{255}, 64)...)
+	if err := c.SetImageFromBytes(blank); err != nil {
+		return err
+	}
+	_, err := c.Text()
+	return err
 }
 
 // Close frees every client. Calls in progress must have returned.
@@ -140,15 +169,9 @@ func (r *Reader) Close() error {
 	return errors.Join(errs...)
 }
 
-// line is one line of recognised text with its mean word confidence.
-type line struct {
-	text string
-	conf Confidence
-}
-
-// recognise runs engine e on the encoded image (PGM) with page segmentation mode psm and
-// returns the text lines in reading order.
-func (r *Reader) recognise(e engine, img []byte, psm gosseract.PageSegMode) ([]line, error) {
+// boxes runs engine e on the encoded image (PGM) with page segmentation mode psm and returns
+// its words with their boxes and places in the layout.
+func (r *Reader) boxes(e engine, img []byte, psm gosseract.PageSegMode) ([]gosseract.BoundingBox, error) {
 	c := <-r.pools[e]
 	defer func() { r.pools[e] <- c }()
 	if err := c.SetPageSegMode(psm); err != nil {
@@ -160,6 +183,22 @@ func (r *Reader) recognise(e engine, img []byte, psm gosseract.PageSegMode) ([]l
 	boxes, err := c.GetBoundingBoxesVerbose()
 	if err != nil {
 		return nil, fmt.Errorf("ocr: recognise: %w", err)
+	}
+	return boxes, nil
+}
+
+// line is one line of recognised text with its mean word confidence.
+type line struct {
+	text string
+	conf Confidence
+}
+
+// recognise runs engine e on the encoded image (PGM) with page segmentation mode psm and
+// returns the text lines in reading order.
+func (r *Reader) recognise(e engine, img []byte, psm gosseract.PageSegMode) ([]line, error) {
+	boxes, err := r.boxes(e, img, psm)
+	if err != nil {
+		return nil, err
 	}
 	var out []line
 	var sum float64

@@ -88,7 +88,7 @@ func (g *group) typeCheck(qa *schemas.QualityAssessed, side string, r *reading) 
 
 // fieldsCheck judges the required fields of the side (see RequiredFields).
 func (g *group) fieldsCheck(qa *schemas.QualityAssessed, side string, r *reading) schemas.Check {
-	required := RequiredFields(r.det.Type, r.side(side))
+	required := RequiredFields(r.det.Type, r.side(side), r.layout)
 	if r.layout == "" || len(required) == 0 {
 		return g.check(qa, CheckFields, schemas.CheckSkipped, ReasonNoLayout, "No printed layout is known for this side.")
 	}

@@ -35,6 +35,11 @@ var (
 	kwLegacyFront  = []titleKeyword{{"CHUNGMINHNHANDAN", 2}, {"CHUNGMINH", 0}}
 	kwCitizenTitle = []titleKeyword{{"CANCUOCCONGDAN", 2}}
 	kwChipSubtitle = []titleKeyword{{"CITIZENIDENTITY", 2}, {"IDENTITYCARD", 1}}
+	kwIdentityCard = []titleKeyword{{"CANCUOC", 1}}
+	// English subtitles of the labels: the chip cards are bilingual, the 12-digit card
+	// without chip prints Vietnamese labels only.
+	kwEnglishLabels = []titleKeyword{{"FULLNAME", 1}, {"DATEOFBIRTH", 2}, {"NATIONALITY", 2}, {"PLACEOFORIGIN", 2},
+		{"PLACEOFRESIDENCE", 2}, {"DATEOFEXPIRY", 2}, {"PERSONALIDENTIFICATION", 2}, {"DATEMONTHYEAR", 2}}
 	kwVehicleFront = []titleKeyword{{"DANGKYXE", 0}, {"VEHICLEREGISTRATION", 2}}
 	kwPassportPage = []titleKeyword{{"HOCHIEU", 1}, {"PASSPORT", 1}}
 	kwChipBack     = []titleKeyword{{"PERSONALIDENTIFICATION", 2}}
@@ -44,23 +49,24 @@ var (
 )
 
 // DetectType tells the document types apart from the evidence of one image: zone is the
-// machine readable zone read from it (nil when none), title the text read in its title band
-// (internal/ocr's TitleProbe: header and title on a front, the first labels on a back). It
-// decides, strongest evidence first:
+// machine readable zone read from it (nil when none), title the text read on it (the whole
+// page, ocr.Page.Text; a title band also works). It decides, strongest evidence first:
 //
-//  1. The MRZ: a TD3 with document code P is a passport page; a Vietnamese TD1 whose
-//     optional data is a 12-digit ID number is the back of the chip ID card (chip_id_card);
-//     another TD1 or a TD2 is the back of an ID card (id_card). Only the chip card among the
-//     Vietnamese cards carries a zone; the 12-digit card without chip and the 9-digit card
-//     have none.
+//  1. The MRZ: a TD3 with document code P is a passport page; a Vietnamese TD1 is the back
+//     of a chip card (chip_id_card: the 2021 card or the identity card of 2024; the 12-digit
+//     personal number heads its optional data); another TD1 or a TD2 is the back of an ID
+//     card (id_card). Only the chip cards among the Vietnamese cards carry a zone; the
+//     12-digit card without chip and the 9-digit card have none.
 //  2. The title, matched after folding (upper case, diacritics removed, spaces dropped) with
 //     a few OCR edits tolerated:
 //     - vehicle registration: "ĐĂNG KÝ XE" or "VEHICLE REGISTRATION" (tried first, as its
 //     "GIẤY CHỨNG NHẬN" is a few edits from "GIẤY CHỨNG MINH");
 //     - front of the 9-digit card (legacy_id_card): "CHỨNG MINH NHÂN DÂN";
 //     - front of a 12-digit card: "CĂN CƯỚC CÔNG DÂN"; with the chip card's English subtitle
-//     "Citizen Identity Card" it is chip_id_card, without it the card of 2016–2020 without
-//     chip (id_card);
+//     "Citizen Identity Card", or with two of the chip card's English label subtitles ("Full
+//     name", "Date of birth", "Nationality", "Place of origin", ...), it is chip_id_card;
+//     without them (Vietnamese labels only) the card of 2016–2020 without chip (id_card);
+//     - front of the identity card of 2024: "CĂN CƯỚC" without "CÔNG DÂN" (chip_id_card);
 //     - passport page: "HỘ CHIẾU" or "PASSPORT";
 //     - back of the chip card: its bilingual label "Personal identification";
 //     - back of the 9-digit card: "DÂN TỘC", "TÔN GIÁO" or "DẤU VẾT RIÊNG";
@@ -90,16 +96,29 @@ func DetectType(zone *mrz.MRZ, title string) Detection {
 		}
 		return false
 	}
+	count := func(kws []titleKeyword) int {
+		n := 0
+		for _, k := range kws {
+			if containsApprox(text, k.word, k.edits) {
+				n++
+			}
+		}
+		return n
+	}
 	title2 := func(t, side string) Detection { return Detection{Type: t, Side: side, Evidence: EvidenceTitle} }
 	switch {
 	case has(kwVehicleFront): // first: "GIẤY CHỨNG NHẬN" is close to "GIẤY CHỨNG MINH"
 		return title2(TypeVehicleRegistration, SideFront)
 	case has(kwLegacyFront):
 		return title2(TypeLegacyIDCard, SideFront)
-	case has(kwChipSubtitle):
+	case has(kwChipSubtitle) && !has(kwPassportPage):
+		return title2(TypeChipIDCard, SideFront)
+	case has(kwCitizenTitle) && count(kwEnglishLabels) >= 2:
 		return title2(TypeChipIDCard, SideFront)
 	case has(kwCitizenTitle):
 		return title2(TypeIDCard, SideFront)
+	case has(kwIdentityCard) && !has(kwPassportPage): // the 2024 identity card, "CĂN CƯỚC"
+		return title2(TypeChipIDCard, SideFront)
 	case has(kwPassportPage):
 		return title2(TypePassport, SidePassport)
 	case has(kwChipBack):

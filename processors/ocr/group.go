@@ -175,21 +175,30 @@ func WithLogger(l *slog.Logger) Option {
 //     SHA-256, or an image imagecheck refuses. Never an error, so a bad image cannot loop;
 //   - otherwise reads the side and emits its DocumentRead.
 //
-// What is read, by step (the type is decided by DetectType; see there for the rules):
-//   - document_front: the title band (ocr.TitleProbe) tells the 9-digit card, the 12-digit
-//     card without chip, the chip card, the vehicle registration and a passport page apart,
-//     and the layout of that type and of the side the content shows is read (ocr.ChipIDFront,
-//     ocr.IDCardFront, ocr.LegacyIDFront, ocr.VehicleRegistration, PassportLayout). When the
-//     title is not recognised, the number decides: the chip ID layout is taken
+// How a side is read: the document is located and rectified, and one Tesseract pass over the
+// whole of it (ocr.ReadPage) gives its words with their boxes. The type is decided by
+// DetectType from that text (see there for the rules), then every field of the type's side
+// is found by its printed label (Vietnamese or English, OCR errors tolerated) and its value
+// taken right of the label or on the line(s) below it (ocr.Fields); numbers and dates are
+// read again from their boxes with a digit engine. The type's fixed layout (ocr.ChipIDFront,
+// ocr.IDCardFront, ocr.LegacyIDFront, ocr.VehicleRegistration, PassportLayout, ...) serves
+// only as the fallback for a number, date, sex or nationality whose label was not found.
+// When the text names no type, the page is read again as one block (ocr.ReadAsBlock), which
+// keeps short lines the automatic layout may drop. By step:
+//   - document_front: the 9-digit card, the 12-digit card without chip, the chip card (2021,
+//     or the identity card of 2024, whose front carries only number, name, birth date, sex
+//     and nationality), the vehicle registration and a passport page are told apart by their
+//     text. When it names none, the number decides: the chip ID layout is taken
 //     (chip_id_card) when its ID number is 12 digits, else the vehicle layout when its plate
 //     or its chassis number and registration date look right (see looksLikeVehicle), else
 //     the 9-digit layout when its number is 9 digits (legacy_id_card); otherwise the chip ID
 //     read is kept with type unknown;
-//   - document_back: the MRZ (ocr.ReadMRZ). A Vietnamese TD1 whose optional data is a
-//     12-digit ID number is the chip card's back (chip_id_card, ocr.ChipIDBack). Otherwise
-//     the title band decides: the 12-digit card's back without chip (id_card, ocr.IDCardBack),
-//     the 9-digit card's back (legacy_id_card, ocr.LegacyIDBack), or a front sent as the back.
-//     Another TD1/TD2 without a recognised title is an id_card with no printed layout;
+//   - document_back: the MRZ (ocr.ReadMRZ). A Vietnamese TD1 is the chip card's back
+//     (chip_id_card: issue date, and when printed the identifying marks, or the places and
+//     the expiry date of the 2024 card). Otherwise the text decides: the 12-digit card's back
+//     without chip (id_card), the 9-digit card's back (legacy_id_card), the vehicle
+//     registration's back (plate, colour, first registration date), or a front sent as the
+//     back. Another TD1/TD2 without a recognised text is an id_card with no printed layout;
 //     nothing recognised is unknown;
 //   - passport: the MRZ and the printed data page (PassportLayout), the passport number
 //     fixed to its form (a letter, seven digits) through O/0-like confusions. DocumentType

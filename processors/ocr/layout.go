@@ -12,7 +12,7 @@ import (
 // value box spans the value's line under its label.
 func PassportLayout() ocr.Layout {
 	return ocr.Layout{Name: "passport_data_page", Width: 1250, Height: 880, Regions: []ocr.Region{
-		{Field: "passport_number", Kind: ocr.KindCode, Box: image.Rect(840, 184, 1240, 228)},
+		{Field: "passport_number", Kind: ocr.KindPassportNumber, Box: image.Rect(840, 184, 1240, 228)},
 		{Field: "full_name", Kind: ocr.KindUpperText, Box: image.Rect(390, 264, 1240, 308)},
 		{Field: "nationality", Kind: ocr.KindNationality, Box: image.Rect(390, 344, 840, 388)},
 		{Field: "sex", Kind: ocr.KindSex, Box: image.Rect(840, 344, 1100, 388)},
@@ -22,6 +22,41 @@ func PassportLayout() ocr.Layout {
 		{Field: "expiry_date", Kind: ocr.KindDate, Box: image.Rect(840, 504, 1240, 548)},
 		{Field: "id_number", Kind: ocr.KindIDNumber, Box: image.Rect(390, 584, 840, 628)},
 	}}
+}
+
+// IdentityCard2024Front is the front of the identity card of 2024 (CĂN CƯỚC): id_number,
+// full_name, date_of_birth, sex and nationality. Its places and expiry date are on the back.
+// It has no fixed positions: its fields are found by their labels only.
+func IdentityCard2024Front() ocr.Layout {
+	return ocr.Layout{Name: "identity_card_2024_front", Width: 1200, Height: 756, Regions: []ocr.Region{
+		{Field: "id_number", Kind: ocr.KindIDNumber},
+		{Field: "full_name", Kind: ocr.KindUpperText},
+		{Field: "date_of_birth", Kind: ocr.KindDate},
+		{Field: "sex", Kind: ocr.KindSex},
+		{Field: "nationality", Kind: ocr.KindNationality},
+	}}
+}
+
+// VehicleRegistrationBack is the back of the vehicle registration card: the plate, the
+// colour and the first registration date, found by their labels only.
+func VehicleRegistrationBack() ocr.Layout {
+	return ocr.Layout{Name: "vehicle_registration_back", Width: 1200, Height: 756, Regions: []ocr.Region{
+		{Field: "plate", Kind: ocr.KindCode},
+		{Field: "color", Kind: ocr.KindText},
+		{Field: "registration_date", Kind: ocr.KindDate},
+	}}
+}
+
+// extraSpecs are fields a side may print beyond its layout's, read by their labels when
+// present and reported only when valid: the back of the chip card of 2021 prints the
+// identifying marks, the identity card of 2024's back the places and the expiry date.
+var extraSpecs = map[string][]ocr.FieldSpec{
+	"chip_id_back": {
+		{Name: "identifying_marks", Kind: ocr.KindText, Multiline: true},
+		{Name: "place_of_residence", Kind: ocr.KindText, Multiline: true},
+		{Name: "place_of_birth", Kind: ocr.KindText, Multiline: true},
+		{Name: "expiry_date", Kind: ocr.KindDate},
+	},
 }
 
 // layoutFor returns the printed layout of side of a document of docType; false when none is
@@ -52,12 +87,14 @@ func layoutFor(docType, side string) (ocr.Layout, bool) {
 		if front {
 			return ocr.VehicleRegistration(), true
 		}
+		return VehicleRegistrationBack(), true
 	}
 	return ocr.Layout{}, false
 }
 
-// RequiredFields returns the fields document.fields requires of a side of docType, or nil
-// when the side has no known printed layout (its check is then skipped):
+// RequiredFields returns the fields document.fields requires of a side of docType read with
+// the named layout, or nil when the side has no known printed layout (its check is then
+// skipped):
 //   - passport page (the passport step, or a passport on any side): passport_number,
 //     full_name, sex, date_of_birth and expiry_date;
 //   - vehicle_registration front: owner, brand, model, engine_number, chassis_number,
@@ -67,10 +104,12 @@ func layoutFor(docType, side string) (ocr.Layout, bool) {
 //     of origin and residence, expiry date);
 //   - legacy_id_card front: every field of ocr.LegacyIDFront (ID number, name, date of
 //     birth, places of origin and residence: the card prints no sex, nationality or expiry);
+//   - the front of the identity card of 2024 (layout identity_card_2024_front): ID number,
+//     name, date of birth, sex and nationality;
 //   - chip_id_card, id_card and legacy_id_card backs: issue_date (identifying marks may be
 //     blank on a real card; ethnicity, religion and the issuing authority are reported when
 //     read but not required).
-func RequiredFields(docType, side string) []string {
+func RequiredFields(docType, side, layout string) []string {
 	names := func(l ocr.Layout) []string {
 		out := make([]string, 0, len(l.Regions))
 		for _, r := range l.Regions {
@@ -87,6 +126,8 @@ func RequiredFields(docType, side string) []string {
 		return names(ocr.LegacyIDFront())
 	case side == SideFront && docType == TypeIDCard:
 		return names(ocr.IDCardFront())
+	case side == SideFront && layout == "identity_card_2024_front":
+		return names(IdentityCard2024Front())
 	case side == SideFront && (docType == TypeChipIDCard || docType == TypeUnknown):
 		return names(ocr.ChipIDFront())
 	case side == SideBack && (docType == TypeChipIDCard || docType == TypeIDCard || docType == TypeLegacyIDCard):

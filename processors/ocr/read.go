@@ -159,18 +159,42 @@ func (g *group) load(ctx context.Context, qa *schemas.QualityAssessed) (img imag
 	return img, false, nil
 }
 
-// readFront reads a front: the title band decides the type (DetectType), and the layout of
-// the side the content shows is read. When the title says nothing, the ID number's length
-// decides (readFrontByNumber).
+// readFront reads a front: one Tesseract pass over the whole card (ocr.ReadPage) gives the
+// text DetectType decides the type from and the words the fields are found in by their
+// labels. When the text says nothing, the ID number's length decides (readFrontByNumber).
 func (g *group) readFront(img image.Image) (*reading, error) {
-	det, err := g.detectByTitle(img, nil)
+	page, err := g.reader.ReadPage(img, cardWidth, cardHeight)
 	if err != nil {
 		return nil, err
 	}
+	det := detectOnPage(nil, page)
 	if det.Type == TypeUnknown {
-		return g.readFrontByNumber(img)
+		if page, err = g.reader.ReadAsBlock(page); err != nil {
+			return nil, err
+		}
+		if det = detectOnPage(nil, page); det.Type == TypeUnknown {
+			return g.readFrontByNumber(img)
+		}
 	}
-	return g.readLayout(img, det, SideFront)
+	return g.readPage(img, page, det, SideFront)
+}
+
+// isIdentityCard2024 reports whether a chip card's front text shows the identity card of 2024
+// ("CĂN CƯỚC" without "CÔNG DÂN"), whose front prints no places and no expiry date.
+func isIdentityCard2024(text string) bool {
+	t := foldTitle(text)
+	return containsApprox(t, "CANCUOC", 1) && !containsApprox(t, "CANCUOCCONGDAN", 2)
+}
+
+// ID-1 cards are rectified to cardWidth × cardHeight (the layouts' size) before they are read.
+const (
+	cardWidth  = 1200
+	cardHeight = 756
+)
+
+// detectOnPage returns DetectType's conclusion from zone and the page's text.
+func detectOnPage(zone *mrz.MRZ, page *ocr.Page) Detection {
+	return DetectType(zone, page.Text())
 }
 
 // readFrontByNumber reads a front whose title was not recognised: the chip ID layout, taken
@@ -203,10 +227,10 @@ func (g *group) readFrontByNumber(img image.Image) (*reading, error) {
 	return &reading{det: Detection{Type: TypeUnknown}, layout: ocr.ChipIDFront().Name, fields: id}, nil
 }
 
-// readZoneSide reads a back or a passport page: the MRZ first. A passport page is read with
-// PassportLayout whatever its zone says (type passport). A back whose zone is the chip
-// card's is read with its layout; otherwise the title band decides (DetectType), and a
-// back with a zone of another ID card but no recognised title has no printed layout.
+// readZoneSide reads a back or a passport page: the MRZ first. A passport page is read as a
+// passport whatever its zone says. A back whose zone is the chip card's is read as one;
+// otherwise the page's text decides (DetectType), and a back with a zone of another ID card
+// but no recognised text has no printed layout.
 func (g *group) readZoneSide(img image.Image, side string) (*reading, error) {
 	zone, conf, err := g.reader.ReadMRZ(img)
 	switch {
@@ -218,19 +242,31 @@ func (g *group) readZoneSide(img image.Image, side string) (*reading, error) {
 	}
 	var r *reading
 	det := DetectType(zone, "")
+	w, h := cardWidth, cardHeight
+	if side == SidePassport || det.Type == TypePassport {
+		l := PassportLayout()
+		w, h = l.Width, l.Height
+	}
+	page, err := g.reader.ReadPage(img, w, h)
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case side == SidePassport:
-		r, err = g.readLayout(img, Detection{Type: TypePassport, Side: SidePassport, Evidence: det.Evidence}, side)
+		r, err = g.readPage(img, page, Detection{Type: TypePassport, Side: SidePassport, Evidence: det.Evidence}, side)
 	case det.Type == TypeChipIDCard || det.Type == TypePassport:
-		r, err = g.readLayout(img, det, side)
+		r, err = g.readPage(img, page, det, side)
 	default:
-		var byTitle Detection
-		if byTitle, err = g.detectByTitle(img, nil); err != nil {
-			return nil, err
+		byText := detectOnPage(nil, page)
+		if byText.Type == TypeUnknown {
+			if page, err = g.reader.ReadAsBlock(page); err != nil {
+				return nil, err
+			}
+			byText = detectOnPage(nil, page)
 		}
 		switch {
-		case byTitle.Type != TypeUnknown:
-			r, err = g.readLayout(img, byTitle, side)
+		case byText.Type != TypeUnknown:
+			r, err = g.readPage(img, page, byText, side)
 		default:
 			r = &reading{det: det} // an ID card by its zone, or unknown: no printed layout
 		}
@@ -242,26 +278,23 @@ func (g *group) readZoneSide(img image.Image, side string) (*reading, error) {
 	return r, nil
 }
 
-// detectByTitle reads the title band of img (ocr.TitleProbe) and returns DetectType's
-// conclusion from it and zone.
-func (g *group) detectByTitle(img image.Image, zone *mrz.MRZ) (Detection, error) {
-	texts, _, err := g.reader.ReadText(img, ocr.TitleProbe())
-	if err != nil {
-		return Detection{}, err
-	}
-	return DetectType(zone, strings.Join(texts, " ")), nil
-}
-
-// readLayout reads img with the printed layout of det's type on the side the content shows
-// (det.Side, else stepSide); a side without a known layout (a vehicle registration's back)
-// is not read. A passport number is fixed to its form (passportNumber).
-func (g *group) readLayout(img image.Image, det Detection, stepSide string) (*reading, error) {
+// readPage reads the fields of det's type on the side the content shows (det.Side, else
+// stepSide) from page, by their printed labels, with the type's fixed layout as the fallback
+// for labels not found; a side without a known layout (a vehicle registration's back) is not
+// read. A passport number is fixed to its form (passportNumber).
+func (g *group) readPage(img image.Image, page *ocr.Page, det Detection, stepSide string) (*reading, error) {
 	r := &reading{det: det}
 	layout, ok := layoutFor(det.Type, r.side(stepSide))
 	if !ok {
 		return r, nil
 	}
-	fields, err := g.reader.ReadCard(img, layout)
+	specs := ocr.Specs(layout)
+	if det.Type == TypeChipIDCard && r.side(stepSide) == SideFront && isIdentityCard2024(page.Text()) {
+		layout = IdentityCard2024Front()
+		specs = ocr.Specs(layout)
+	}
+	specs = append(specs, extraSpecs[layout.Name]...)
+	fields, err := g.reader.Fields(page, specs, &layout)
 	if err != nil {
 		return nil, err
 	}
@@ -304,7 +337,9 @@ func typeOfZone(m *mrz.MRZ) string {
 	switch {
 	case m.Format == mrz.FormatTD3 && strings.HasPrefix(m.DocumentCode, "P"):
 		return TypePassport
-	case m.Format == mrz.FormatTD1 && m.IssuingState == "VNM" && isDigits(m.OptionalData1, 12):
+	case m.Format == mrz.FormatTD1 && m.IssuingState == "VNM":
+		// Only the chip cards (2021, and the 2024 identity card) among the Vietnamese ID
+		// cards carry a zone, whatever printers put after the 12-digit number.
 		return TypeChipIDCard
 	case m.Format == mrz.FormatTD1, m.Format == mrz.FormatTD2:
 		return TypeIDCard

@@ -1,0 +1,909 @@
+package ocr
+
+import (
+	"fmt"
+	"image"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/otiai10/gosseract/v2"
+)
+
+// FieldSpec is a field a document prints behind a label: its canonical name and kind, and
+// whether its value may wrap onto following lines (places, addresses).
+type FieldSpec struct {
+	Name      string
+	Kind      FieldKind
+	Multiline bool
+}
+
+// labelTexts are the printed labels of every field of the Vietnamese documents idstream
+// reads (both sides of the 9-digit, 12-digit and chip ID cards and of the 2024 identity card,
+// the passport data page and the vehicle registration), Vietnamese and English, folded
+// (upper case, no diacritics, letters and digits only). A label of another document or a
+// caption with no field ("" names) still stops a value that runs into it.
+var labelTexts = map[string][]string{
+	"id_number": {"SO", "NO", "SONO", "SODINHDANHCANHAN", "PERSONALIDENTIFICATIONNUMBER", "PERSONALIDNO",
+		"PERSONALNO", "SOGCMND", "SOCMND", "IDCARDNO", "SOCCCD", "SOGCMNDIDCARDNO"},
+	"full_name": {"HOVATEN", "FULLNAME", "HOCHUDEMVATEN", "HOCHUDEMVATENKHAISINH", "HOTEN", "SURNAMEANDGIVENNAMES",
+		"SURNAMEMIDDLENAMEANDGIVENNAME", "SURNAMEMIDDLEANDGIVENNAMES", "SURNAMEMIDDLEANDGIVENNAME", "NAME"},
+	"date_of_birth":      {"NGAYSINH", "NGAYTHANGNAMSINH", "DATEOFBIRTH", "SINHNGAY"},
+	"sex":                {"GIOITINH", "SEX"},
+	"nationality":        {"QUOCTICH", "NATIONALITY"},
+	"place_of_origin":    {"QUEQUAN", "PLACEOFORIGIN", "NGUYENQUAN"},
+	"place_of_residence": {"NOITHUONGTRU", "PLACEOFRESIDENCE", "NOICUTRU", "NOIDKHKTHUONGTRU", "NOIDANGKYHOKHAUTHUONGTRU"},
+	"place_of_birth":     {"NOISINH", "PLACEOFBIRTH", "NOIDANGKYKHAISINH", "PLACEOFBIRTHREGISTRATION"},
+	"expiry_date":        {"COGIATRIDEN", "DATEOFEXPIRY", "NGAYTHANGNAMHETHAN", "NGAYHETHAN", "EXPIRYDATE"},
+	"issue_date":         {"NGAYTHANGNAM", "DATEMONTHYEAR", "NGAYCAP", "DATEOFISSUE", "NGAYTHANGNAMCAP"},
+	"identifying_marks":  {"DACDIEMNHANDANG", "PERSONALIDENTIFICATION", "DAUVETRIENGVADIHINH", "DAUVETRIENG"},
+	"ethnicity":          {"DANTOC", "ETHNICITY"},
+	"religion":           {"TONGIAO", "RELIGION"},
+	"passport_number":    {"SOHOCHIEU", "PASSPORTNO", "PASSPORTNUMBER"},
+	"owner":              {"TENCHUXE", "OWNERSFULLNAME", "CHUXE", "OWNER"},
+	"address":            {"DIACHI", "ADDRESS"},
+	"brand":              {"NHANHIEU", "BRAND"},
+	"model":              {"SOLOAI", "MODELCODE", "MODEL"},
+	"engine_number":      {"SOMAY", "ENGINENO", "ENGINENUMBER"},
+	"color":              {"MAUSON", "COLOR", "COLOUR"},
+	"chassis_number":     {"SOKHUNG", "CHASSISNO", "CHASSISNUMBER"},
+	"registration_date":  {"DANGKYLANDAU", "FIRSTREGISTRATION", "NGAYDANGKY"},
+	"plate":              {"BIENSODANGKY", "NUMBERPLATE", "BIENSO"},
+	"issuing_authority":  {"GIAMDOC", "CUCTRUONGCUCCANHSAT"},
+	"": {"LOAI", "TYPE", "MASO", "CODE", "MAQUOCGIA", "COUNTRYCODE", "NGONTROTRAI", "NGONTROPHAI",
+		"LEFTINDEXFINGER", "RIGHTINDEXFINGER", "NOICAP", "PLACEOFISSUE", "AUTHORITY", "COQUANCAP"},
+}
+
+// labelVariant is one label text of a field.
+type labelVariant struct {
+	field string
+	text  string
+}
+
+var allLabels = func() []labelVariant {
+	var out []labelVariant
+	for f, ts := range labelTexts {
+		for _, t := range ts {
+			out = append(out, labelVariant{f, t})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if len(out[i].text) != len(out[j].text) {
+			return len(out[i].text) > len(out[j].text)
+		}
+		if out[i].field != out[j].field {
+			return out[i].field < out[j].field
+		}
+		return out[i].text < out[j].text
+	})
+	return out
+}()
+
+// labelEdits is the number of OCR edits a label of n letters tolerates.
+func labelEdits(n int) int {
+	switch {
+	case n <= 4:
+		return 0
+	case n <= 7:
+		return 1
+	case n <= 12:
+		return 2
+	}
+	return 3
+}
+
+// token folds a word for label matching: upper case, no diacritics, letters and digits only.
+func token(s string) string {
+	return strings.Map(func(r rune) rune {
+		if (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
+			return r
+		}
+		return -1
+	}, foldVietnamese(strings.ReplaceAll(s, "Ð", "Đ")))
+}
+
+// labelMatch is a label found on the page: the field, the words it spans (indices into the
+// row), its length and edits.
+type labelMatch struct {
+	field      string
+	row        int
+	from, to   int // word positions in the row, inclusive
+	length     int
+	edits      int
+	box        image.Rectangle
+	short      bool
+	digitsNext bool
+}
+
+// layoutIndex is the page analysed for labels.
+type layoutIndex struct {
+	words  []Word
+	tokens []string
+	rows   [][]int // word indices per visual row, left to right
+	rowOf  []int   // row of each word
+	posOf  []int   // position of each word in its row
+	label  []int   // index into groups of the label a word belongs to, -1 when none
+	groups []labelGroup
+}
+
+// labelGroup is a field's label as printed: one or more matches on the same row (the
+// Vietnamese label and its English subtitle) or stacked on consecutive rows.
+type labelGroup struct {
+	field   string
+	matches []labelMatch
+	box     image.Rectangle
+}
+
+// analyse finds the labels of the page.
+func analyse(ws []Word) *layoutIndex {
+	ix := &layoutIndex{words: ws, tokens: make([]string, len(ws)), rowOf: make([]int, len(ws)), posOf: make([]int, len(ws)), label: make([]int, len(ws))}
+	all := make([]int, len(ws))
+	for i := range ws {
+		ix.tokens[i] = token(ws[i].Text)
+		all[i] = i
+		ix.label[i] = -1
+	}
+	ix.rows = rows(ws, all)
+	for r, row := range ix.rows {
+		for p, i := range row {
+			ix.rowOf[i], ix.posOf[i] = r, p
+		}
+	}
+	var matches []labelMatch
+	for r, row := range ix.rows {
+		for p := range row {
+			if ix.tokens[row[p]] == "" {
+				continue
+			}
+			for _, lv := range allLabels {
+				if m, ok := ix.matchAt(r, p, lv); ok {
+					matches = append(matches, m)
+				}
+			}
+		}
+	}
+	// Longest labels first, fewest edits, then top to bottom.
+	sort.SliceStable(matches, func(i, j int) bool {
+		a, b := matches[i], matches[j]
+		if a.length-2*a.edits != b.length-2*b.edits {
+			return a.length-2*a.edits > b.length-2*b.edits
+		}
+		return a.box.Min.Y < b.box.Min.Y
+	})
+	used := make([]bool, len(ws))
+	var accepted []labelMatch
+	for _, m := range matches {
+		row := ix.rows[m.row]
+		free := true
+		for p := m.from; p <= m.to; p++ {
+			if used[row[p]] {
+				free = false
+			}
+		}
+		if !free || (m.short && !m.digitsNext && needsDigits(m.field)) {
+			continue
+		}
+		for p := m.from; p <= m.to; p++ {
+			used[row[p]] = true
+		}
+		accepted = append(accepted, m)
+	}
+	ix.group(accepted)
+	return ix
+}
+
+// needsDigits reports whether a field's value is a long number, so that a short label of it
+// ("Số", "No") counts only before one (not "Số 12 Lê Lợi" in an address).
+func needsDigits(field string) bool {
+	switch field {
+	case "id_number", "passport_number":
+		return true
+	}
+	return false
+}
+
+// matchAt matches label variant lv at word position p of row r, over as many words as fit.
+func (ix *layoutIndex) matchAt(r, p int, lv labelVariant) (labelMatch, bool) {
+	row := ix.rows[r]
+	first := ix.tokens[row[p]]
+	pat := lv.text
+	if first[0] != pat[0] && (len(first) < 2 || len(pat) < 2 || first[1] != pat[1]) {
+		return labelMatch{}, false
+	}
+	k := labelEdits(len(pat))
+	best := labelMatch{edits: k + 1}
+	var text string
+	h := ix.words[row[p]].Box.Dy()
+	for q := p; q < len(row) && q < p+8; q++ {
+		w := ix.words[row[q]]
+		if q > p {
+			prev := ix.words[row[q-1]].Box
+			if w.Box.Min.X-prev.Max.X > 2*max(h, w.Box.Dy()) {
+				break // a gap: the next word is not part of the label
+			}
+		}
+		t := ix.tokens[row[q]]
+		if t == "" {
+			continue
+		}
+		text += t
+		if len(text) > len(pat)+k {
+			break
+		}
+		if len(text) < len(pat)-k {
+			continue
+		}
+		// Edits are mostly misread letters: a label only one letter longer or shorter (a
+		// title "HỘ CHIẾU" is not the label "Số hộ chiếu").
+		if abs(len(text)-len(pat)) > max(1, k/2) {
+			continue
+		}
+		if d := levenshtein(text, pat); d <= k && d < best.edits {
+			best = labelMatch{field: lv.field, row: r, from: p, to: q, length: len(pat), edits: d, short: len(pat) <= 3}
+		}
+	}
+	if best.edits > k {
+		return labelMatch{}, false
+	}
+	if best.edits > 0 && p > 0 {
+		// A misread label does not continue running text: "Số 188 Nguyễn Văn Cừ" holds
+		// "Nguyễn Văn", two edits from the label "Nguyên quán".
+		prev, cur := ix.words[row[p-1]], ix.words[row[p]]
+		if ix.tokens[row[p-1]] != "" && cur.Box.Min.X-prev.Box.Max.X < 3*max(prev.Box.Dy(), cur.Box.Dy())/2 {
+			return labelMatch{}, false
+		}
+	}
+	for q := best.from; q <= best.to; q++ {
+		best.box = best.box.Union(ix.words[row[q]].Box)
+	}
+	for q := best.to + 1; q < len(row); q++ {
+		t := ix.tokens[row[q]]
+		if t == "" {
+			continue
+		}
+		best.digitsNext = len(digitsOf(t)) >= 6
+		break
+	}
+	return best, true
+}
+
+// group merges the accepted matches of one field that belong to one printed label: on the
+// same row with only separators between, or the English subtitle on the row just below.
+func (ix *layoutIndex) group(ms []labelMatch) {
+	sort.Slice(ms, func(i, j int) bool {
+		if ms[i].row != ms[j].row {
+			return ms[i].row < ms[j].row
+		}
+		return ms[i].from < ms[j].from
+	})
+	for _, m := range ms {
+		joined := false
+		for gi := range ix.groups {
+			g := &ix.groups[gi]
+			if g.field != m.field {
+				continue
+			}
+			last := g.matches[len(g.matches)-1]
+			h := max(last.box.Dy(), m.box.Dy())
+			sameRow := last.row == m.row && ix.onlySeparators(m.row, last.to+1, m.from-1) && m.box.Min.X-last.box.Max.X < 4*h
+			below := m.row > last.row && m.box.Min.Y-g.box.Max.Y < h && abs(m.box.Min.X-g.box.Min.X) < 3*h
+			if sameRow || below {
+				g.matches = append(g.matches, m)
+				g.box = g.box.Union(m.box)
+				joined = true
+				ix.markLabel(m, gi)
+				break
+			}
+		}
+		if !joined {
+			ix.groups = append(ix.groups, labelGroup{field: m.field, matches: []labelMatch{m}, box: m.box})
+			ix.markLabel(m, len(ix.groups)-1)
+		}
+	}
+}
+
+func (ix *layoutIndex) markLabel(m labelMatch, gi int) {
+	row := ix.rows[m.row]
+	for p := m.from; p <= m.to; p++ {
+		ix.label[row[p]] = gi
+	}
+}
+
+// onlySeparators reports whether the words at positions from..to of row r carry no letters or
+// digits.
+func (ix *layoutIndex) onlySeparators(r, from, to int) bool {
+	for p := from; p <= to; p++ {
+		if ix.tokens[ix.rows[r][p]] != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// value is a value found for a label: its words (indices) in reading order, row by row.
+type value struct {
+	rows [][]int
+}
+
+func (v value) text(ws []Word) string {
+	var parts []string
+	for _, r := range v.rows {
+		for _, i := range r {
+			parts = append(parts, ws[i].Text)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func (v value) box(ws []Word) image.Rectangle {
+	var b image.Rectangle
+	for _, r := range v.rows {
+		for _, i := range r {
+			b = b.Union(ws[i].Box)
+		}
+	}
+	return b
+}
+
+func (v value) conf(ws []Word) Confidence {
+	var sum Confidence
+	n := 0
+	for _, r := range v.rows {
+		for _, i := range r {
+			sum += ws[i].Conf
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / Confidence(n)
+}
+
+// valueOf finds the value of label group g: the words right of the label on its row (up to
+// the next label), else the words on the first row below the label, starting under it;
+// multiline values continue on the rows below while those start under the value and no
+// label comes first.
+func (ix *layoutIndex) valueOf(gi int, multiline bool) value {
+	g := ix.groups[gi]
+	var v value
+	for _, m := range g.matches {
+		chain := ix.chainRight(m.row, m.to+1, true)
+		if len(chain) > 0 && ix.words[chain[0]].Box.Min.X-m.box.Max.X > 12*m.box.Dy() {
+			chain = nil // far right of the label: another column's text
+		}
+		if len(chain) > 0 {
+			v.rows = append(v.rows, chain)
+			break
+		}
+	}
+	if len(v.rows) == 0 {
+		first := ix.below(g.box, g.box.Min.X, g.box.Dy())
+		if len(first) == 0 {
+			return v
+		}
+		v.rows = append(v.rows, first)
+	}
+	if !multiline {
+		return v
+	}
+	h := g.box.Dy()
+	for len(v.rows) < 4 {
+		var last image.Rectangle
+		for _, i := range v.rows[len(v.rows)-1] {
+			last = last.Union(ix.words[i].Box)
+		}
+		start := ix.words[v.rows[0][0]].Box.Min.X
+		next := ix.belowWithin(last, g.box.Min.X-2*h, start+2*h, last.Dy(), h)
+		if len(next) == 0 {
+			break
+		}
+		v.rows = append(v.rows, next)
+	}
+	return v
+}
+
+// chainRight returns the words of row r from position p rightwards: leading separators
+// skipped, up to the first label word or a wide gap.
+func (ix *layoutIndex) chainRight(r, p int, skipSeparators bool) []int {
+	row := ix.rows[r]
+	var out []int
+	for q := p; q < len(row); q++ {
+		i := row[q]
+		if ix.label[i] >= 0 {
+			break
+		}
+		if len(out) == 0 && skipSeparators && ix.tokens[i] == "" {
+			continue
+		}
+		if len(out) > 0 {
+			prev := ix.words[out[len(out)-1]].Box
+			h := max(prev.Dy(), ix.words[i].Box.Dy())
+			if ix.words[i].Box.Min.X-prev.Max.X > 3*h {
+				break
+			}
+		}
+		out = append(out, i)
+	}
+	// Drop trailing separators.
+	for len(out) > 0 && ix.tokens[out[len(out)-1]] == "" {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// below returns the value chain on the first row below box (within 2.5 label heights h)
+// that has a word starting under it (from x − 1.5 h rightwards); nothing when that first word
+// is a label.
+func (ix *layoutIndex) below(box image.Rectangle, x, h int) []int {
+	return ix.belowWithin(box, x-3*h/2, 1<<30, 5*h/2, h)
+}
+
+// belowWithin returns the chain on the nearest row under box, at most gap pixels below it,
+// whose leftmost word reaching minX starts at or before maxX; nothing when that word is a
+// label.
+func (ix *layoutIndex) belowWithin(box image.Rectangle, minX, maxX, gap, h int) []int {
+	bestRow, bestPos, bestY := -1, -1, 1<<30
+	for r, row := range ix.rows {
+		for p, i := range row {
+			b := ix.words[i].Box
+			if b.Min.Y < box.Max.Y-h/3 || b.Min.Y > box.Max.Y+gap || cy(b) <= cy(box) {
+				break // rows are visual: one word out of the band puts the row out
+			}
+			if b.Max.X < minX || ix.tokens[i] == "" {
+				continue
+			}
+			if b.Min.X <= maxX && b.Min.Y < bestY {
+				bestRow, bestPos, bestY = r, p, b.Min.Y
+			}
+			break
+		}
+	}
+	if bestRow < 0 || ix.label[ix.rows[bestRow][bestPos]] >= 0 {
+		return nil
+	}
+	// A value wider than its label (centred under it) starts further left: take the words
+	// closely before the first one too.
+	row := ix.rows[bestRow]
+	for bestPos > 0 {
+		prev, cur := ix.words[row[bestPos-1]], ix.words[row[bestPos]]
+		if ix.label[row[bestPos-1]] >= 0 || ix.tokens[row[bestPos-1]] == "" || cur.Box.Min.X-prev.Box.Max.X > max(cur.Box.Dy(), prev.Box.Dy()) {
+			break
+		}
+		bestPos--
+	}
+	return ix.chainRight(bestRow, bestPos, false)
+}
+
+// levenshtein returns the edit distance between two ASCII strings.
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// Fields reads the fields of specs on the page by their printed labels (see labelTexts): a
+// field's value is the text right of its label on the same line, or, when the label ends its
+// line, the line(s) below it, up to the next label; places join wrapped lines with single
+// spaces. Numbers, dates and codes are read again from their value's box with the digit or
+// code engine, and the reading that passes its kind's validation is kept. A field whose
+// label is not found is read from fallback's region of the same name when fallback has one
+// (fixed positions, the last resort), else it comes back empty and invalid. Fields come back
+// in specs' order, every one present. The error is only for OCR engine failures.
+func (r *Reader) Fields(p *Page, specs []FieldSpec, fallback *Layout) ([]Field, error) {
+	ix := analyse(p.Words)
+	out := make([]Field, 0, len(specs))
+	for _, s := range specs {
+		f, found, err := r.labelled(p, ix, s)
+		if err != nil {
+			return nil, err
+		}
+		if !found && fallback != nil {
+			for _, reg := range fallback.Regions {
+				if reg.Field != s.Name || reg.Box.Empty() || !checkable(reg.Kind) {
+					continue
+				}
+				doc := p.doc
+				if fallback.Width != p.Width || fallback.Height != p.Height {
+					doc = resize(p.doc, fallback.Width, fallback.Height)
+				}
+				if f, err = r.readRegion(doc, reg); err != nil {
+					return nil, err
+				}
+			}
+		}
+		out = append(out, f)
+	}
+	front := false // a holder's side: the birth date is read there
+	for _, f := range out {
+		front = front || (f.Name == "date_of_birth" && f.Valid)
+	}
+	for i, s := range specs {
+		if front && s.Name == "expiry_date" && s.Kind == KindDate && !out[i].Valid {
+			f, err := r.lastDate(p, ix, s, out)
+			if err != nil {
+				return nil, err
+			}
+			if f.Valid {
+				out[i] = f
+			}
+		}
+	}
+	return out, nil
+}
+
+// lastDate finds an expiry date whose label was not read: the latest date printed on the page
+// that no other field took (a card's expiry is its latest date).
+func (r *Reader) lastDate(p *Page, ix *layoutIndex, s FieldSpec, read []Field) (Field, error) {
+	taken := map[string]bool{}
+	for _, f := range read {
+		if f.Valid {
+			taken[f.Value] = true
+		}
+	}
+	var best Field
+	for i, w := range ix.words {
+		if n := len(digitsOf(w.Text)); n < 6 || n > 10 || ix.label[i] >= 0 || 2*n < len([]rune(w.Text)) {
+			continue
+		}
+		f, err := r.readValue(p, ix, value{rows: [][]int{{i}}}, s)
+		if err != nil {
+			return Field{}, err
+		}
+		if f.Valid && !taken[f.Value] && f.Value > best.Value {
+			best = f
+		}
+	}
+	return best, nil
+}
+
+// checkable reports whether a kind's validation can tell a misplaced read from a value
+// (numbers, dates, sex, nationality): only those are read from a fixed position when their
+// label is not found, as free text read from the wrong place would pass for a value.
+func checkable(k FieldKind) bool {
+	switch k {
+	case KindIDNumber, KindLegacyIDNumber, KindDate, KindLongDate, KindSex, KindNationality, KindPassportNumber:
+		return true
+	}
+	return false
+}
+
+// labelled reads field s by its label; found is false when no label of it is on the page.
+func (r *Reader) labelled(p *Page, ix *layoutIndex, s FieldSpec) (Field, bool, error) {
+	best := Field{Name: s.Name}
+	found := false
+	for gi, g := range ix.groups {
+		if g.field != s.Name {
+			continue
+		}
+		v := ix.valueOf(gi, s.Multiline)
+		if len(v.rows) == 0 {
+			continue
+		}
+		found = true
+		f, err := r.readValue(p, ix, v, s)
+		if err != nil {
+			return Field{}, false, err
+		}
+		if f.Valid {
+			return f, true, nil
+		}
+		if best.Raw == "" {
+			best = f
+		}
+	}
+	if !best.Valid {
+		if f, ok, err := r.byShape(p, ix, s); err != nil || ok {
+			return f, ok, err
+		}
+	}
+	return best, found, nil
+}
+
+// byShape finds a value that identifies itself without its label: a word of exactly 12
+// digits (9 for the 9-digit card's number) for an ID number, a date written out ("Ngày 15
+// tháng 03 năm 2012") for a long date.
+func (r *Reader) byShape(p *Page, ix *layoutIndex, s FieldSpec) (Field, bool, error) {
+	switch s.Kind {
+	case KindIDNumber, KindLegacyIDNumber:
+		n := 12
+		if s.Kind == KindLegacyIDNumber {
+			n = 9
+		}
+		for i, w := range ix.words {
+			d := digitsOf(w.Text)
+			if len(d) < n-2 || len(d) > n+2 || 2*len(d) < len([]rune(w.Text)) || ix.label[i] >= 0 {
+				continue
+			}
+			f, err := r.readValue(p, ix, value{rows: [][]int{{i}}}, s)
+			if err != nil || f.Valid {
+				return f, f.Valid, err
+			}
+		}
+	case KindPassportNumber:
+		// A passport number: one letter and seven digits.
+		for i, w := range ix.words {
+			t := token(w.Text)
+			if len(t) != 8 || len(digitsOf(t[1:])) < 6 || ix.label[i] >= 0 || strings.ContainsRune(w.Text, '<') {
+				continue
+			}
+			f, err := r.readValue(p, ix, value{rows: [][]int{{i}}}, s)
+			if err != nil || f.Valid {
+				return f, f.Valid, err
+			}
+		}
+	case KindLongDate, KindDate:
+		if s.Kind == KindDate && s.Name != "issue_date" {
+			break
+		}
+		// An issue date written out under the holder's data ("Ngày 15 tháng 03 năm 2012"):
+		// from a word "Ngày" to the first four-digit group after it.
+		for _, row := range ix.rows {
+			for p, i := range row {
+				if t := ix.tokens[i]; t != "NGAY" && levenshtein(t, "NGAY") > 1 {
+					continue
+				}
+				var parts []string
+				for q := p; q < len(row) && q < p+8; q++ {
+					parts = append(parts, ix.words[row[q]].Text)
+					if len(digitsOf(ix.words[row[q]].Text)) == 4 {
+						break
+					}
+				}
+				text := strings.Join(parts, " ")
+				if !strings.Contains(token(text), "THANG") {
+					continue
+				}
+				if v, ok := NormalizeLongDate(text); ok {
+					return Field{Name: s.Name, Value: v, Raw: text, Valid: true, Confidence: value{rows: [][]int{row[p:]}}.conf(ix.words)}, true, nil
+				}
+			}
+		}
+	}
+	return Field{}, false, nil
+}
+
+// readValue normalises a value found on the page, reading numbers, dates and codes again
+// from the value's box with a whitelisted engine.
+func (r *Reader) readValue(p *Page, ix *layoutIndex, v value, s FieldSpec) (Field, error) {
+	raw := v.text(ix.words)
+	f := Field{Name: s.Name, Raw: raw, Confidence: v.conf(ix.words)}
+	f.Value, f.Valid = normalizeField(s.Kind, stripLeading(raw))
+	switch s.Kind {
+	case KindIDNumber, KindLegacyIDNumber, KindDate, KindCode, KindPassportNumber:
+		// always read again
+	case KindSex, KindNationality:
+		if f.Valid {
+			return f, nil
+		}
+	case KindUpperText:
+		// Names in some typefaces lose their spaces on a full-page pass ("QUÁCHTHỊKIMOANH"):
+		// a word longer than any Vietnamese syllable sends the line to a single-line read.
+		if !glued(f.Value) {
+			return f, nil
+		}
+	default:
+		if s.Name == "identifying_marks" {
+			f.Value = fixMarks(f.Value)
+		}
+		return f, nil
+	}
+	b := v.box(ix.words)
+	h := b.Dy()
+	if len(v.rows) == 1 {
+		h = ix.words[v.rows[0][0]].Box.Dy()
+	}
+	// Tesseract's word box may leave out a first character it could not read (a "0" next
+	// to a bracket): reach left by a character and a half, short of the previous word.
+	left := b.Min.X - 3*h/2
+	first := v.rows[0][0]
+	if p := ix.posOf[first]; p > 0 {
+		left = max(left, ix.words[ix.rows[ix.rowOf[first]][p-1]].Box.Max.X+2)
+	}
+	pad := image.Rect(min(left, b.Min.X-h/4), b.Min.Y-h/4, b.Max.X+h/2, b.Max.Y+h/4)
+	again, conf, err := r.readLine(engineFor(s.Kind), crop(p.doc, pad))
+	if err != nil {
+		return Field{}, fmt.Errorf("ocr: field %s: %w", s.Name, err)
+	}
+	val, ok := normalizeField(s.Kind, again)
+	if s.Name == "plate" {
+		// The page keeps the space between the plate's two rows; the code engine drops it.
+		if p := plateText(raw); plateLike(p) {
+			f.Value, f.Valid = p, true
+		} else if p := plateText(again); p != "" {
+			f.Raw, f.Value, f.Valid, f.Confidence = again, p, true, conf
+		}
+		return f, nil
+	}
+	if s.Kind == KindUpperText {
+		if ok && !glued(val) {
+			f.Raw, f.Value, f.Confidence = again, val, conf
+		}
+		return f, nil
+	}
+	if ok || !f.Valid {
+		f.Raw, f.Value, f.Valid, f.Confidence = again, val, ok, conf
+		if !ok && s.Kind != KindCode {
+			// Neither reading validates: keep the page's, which has the surrounding text.
+			f.Raw = raw
+			f.Value, f.Valid = normalizeField(s.Kind, stripLeading(raw))
+		}
+	}
+	return f, nil
+}
+
+// plateText returns a number plate as printed: upper case, the space between its two
+// rows kept ("79-E1 531.08"), no space around '-' or '.'; "" when nothing is left.
+func plateText(s string) string {
+	s = strings.ToUpper(strings.Join(strings.Fields(s), " "))
+	for _, sep := range []string{"-", "."} {
+		s = strings.ReplaceAll(s, " "+sep, sep)
+		s = strings.ReplaceAll(s, sep+" ", sep)
+	}
+	s = strings.Map(func(r rune) rune {
+		if (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') || r == '-' || r == '.' || r == ' ' {
+			return r
+		}
+		return -1
+	}, s)
+	s = strings.TrimSpace(s)
+	// A motorbike's plate, two rows printed on one line: "79-E1 531.08" (the space between
+	// the series and the number is easily lost).
+	if m := motorbikePlate.FindStringSubmatch(s); m != nil {
+		s = m[1] + " " + m[2]
+	}
+	return s
+}
+
+var motorbikePlate = regexp.MustCompile(`^(\d\d-[A-Z][A-Z0-9])(\d{3}\.?\d{2})$`)
+
+// plateLike reports whether s has the shape of a Vietnamese plate: two digits, a series,
+// a dash and four or five digits (a dot and a space allowed).
+func plateLike(s string) bool {
+	series, rest, ok := strings.Cut(s, "-")
+	if !ok || len(series) < 3 || len(digitsOf(series[:2])) != 2 {
+		return false
+	}
+	rest = strings.NewReplacer(" ", "", ".", "").Replace(rest)
+	if n := len(digitsOf(rest)); n != len(rest) || n < 4 || n > 5 {
+		// "79-E1 531.08": the series' second character may follow the dash
+		if len(rest) < 5 || len(digitsOf(rest[2:])) != len(rest)-2 {
+			return false
+		}
+	}
+	return true
+}
+
+// glued reports whether s has a word of more than eight letters, longer than any
+// Vietnamese syllable: words run together.
+func glued(s string) bool {
+	for _, w := range strings.Fields(s) {
+		if len([]rune(token(w))) > 8 {
+			return true
+		}
+	}
+	return false
+}
+
+// fixMarks corrects the misreadings of identifying marks that their small vocabulary makes
+// certain: "Seo" is "Sẹo" (a scar), a distance in "em" is in "cm".
+func fixMarks(s string) string {
+	ws := strings.Fields(s)
+	for i, w := range ws {
+		switch {
+		case w == "Seo" || w == "Sẽo" || w == "Séo":
+			ws[i] = "Sẹo"
+		case strings.HasSuffix(w, "em") && len(digitsOf(w)) == len(w)-2 && len(w) > 2:
+			ws[i] = strings.TrimSuffix(w, "em") + "cm"
+		}
+	}
+	return strings.Join(ws, " ")
+}
+
+// stripLeading removes separators a value may start with after its label (":", "/", ".").
+func stripLeading(s string) string {
+	return strings.TrimLeft(strings.TrimSpace(s), ":/.;,-|_ ")
+}
+
+// readRegion reads one region of a fixed layout from the rectified document.
+func (r *Reader) readRegion(doc *image.Gray, reg Region) (Field, error) {
+	raw, conf, err := r.readLine(engineFor(reg.Kind), crop(doc, reg.Box))
+	if err != nil {
+		return Field{}, fmt.Errorf("ocr: field %s: %w", reg.Field, err)
+	}
+	f := Field{Name: reg.Field, Raw: raw, Confidence: conf}
+	f.Value, f.Valid = normalizeField(reg.Kind, raw)
+	return f, nil
+}
+
+// engineFor returns the engine that reads values of kind k: digits for numbers and dates,
+// codes for codes, else the text model.
+func engineFor(k FieldKind) engine {
+	switch k {
+	case KindIDNumber, KindLegacyIDNumber, KindDate:
+		return engineDigits
+	case KindCode, KindPassportNumber:
+		return engineCode
+	}
+	return engineText
+}
+
+// readLine reads img as a single line with engine e: the text (lines joined with spaces) and
+// the mean confidence.
+func (r *Reader) readLine(e engine, img *image.Gray) (string, Confidence, error) {
+	lines, err := r.recognise(e, pgm(img), gosseract.PSM_SINGLE_LINE)
+	if err != nil {
+		return "", 0, err
+	}
+	var text string
+	var conf Confidence
+	for i, l := range lines {
+		if i > 0 {
+			text += " "
+		}
+		text += l.text
+		conf += l.conf / Confidence(len(lines))
+	}
+	return text, conf, nil
+}
+
+// resize scales g to w × h (bilinear, through rectify's mapping of the whole image).
+func resize(g *image.Gray, w, h int) *image.Gray {
+	W, H := float64(g.Rect.Dx()), float64(g.Rect.Dy())
+	return rectify(g, quad{{0, 0}, {W, 0}, {W, H}, {0, H}}, w, h)
+}
+
+// Specs returns the fields of layout as label-anchored field specs: free text (places,
+// addresses, marks) may wrap onto several lines.
+func Specs(layout Layout) []FieldSpec {
+	out := make([]FieldSpec, 0, len(layout.Regions))
+	for _, reg := range layout.Regions {
+		out = append(out, FieldSpec{Name: reg.Field, Kind: reg.Kind, Multiline: reg.Kind == KindText})
+	}
+	return out
+}
+
+// ReadLabelled reads the fields of layout from img by their printed labels (ReadPage, then
+// Fields with layout as the fallback for labels not found).
+func (r *Reader) ReadLabelled(img image.Image, layout Layout) ([]Field, error) {
+	p, err := r.ReadPage(img, layout.Width, layout.Height)
+	if err != nil {
+		return nil, err
+	}
+	return r.Fields(p, Specs(layout), &layout)
+}
+
+// dump describes the analysed page, row by row, labels in brackets (for debugging).
+func (ix *layoutIndex) dump() string {
+	var b strings.Builder
+	for _, row := range ix.rows {
+		for _, i := range row {
+			w := ix.words[i]
+			if g := ix.label[i]; g >= 0 {
+				fmt.Fprintf(&b, "[%s:%s]@%d,%d ", ix.groups[g].field, w.Text, w.Box.Min.X, w.Box.Min.Y)
+			} else {
+				fmt.Fprintf(&b, "%s@%d,%d ", w.Text, w.Box.Min.X, w.Box.Min.Y)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Describe lists the page's words row by row with their positions, the labels found in
+// brackets with their field (for debugging and tests).
+func (p *Page) Describe() string { return analyse(p.Words).dump() }

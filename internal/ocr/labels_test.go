@@ -1,0 +1,66 @@
+package ocr
+
+import (
+	"image"
+	"os"
+	"testing"
+
+	"github.com/idstream/idstream/internal/cardrender"
+)
+
+// labelledPerSide is the number of cards rendered per side and variant for the
+// label-anchored reading.
+const labelledPerSide = 4
+
+// labelledFloor is the floor of the exact-match rate of label-anchored reading over these
+// sides, per variant. Measured: see the log lines "labelled fields" (misses are mostly
+// "Sẹo" read "Seo" on backs). The floor sits below so that a regression fails.
+const labelledFloor = 0.93
+
+// TestReadLabelledOnRenders reads every identity-card side the project renders by its
+// printed labels (no fixed boxes) and asserts the exact-match rate per variant.
+func TestReadLabelledOnRenders(t *testing.T) {
+	ocr, rend := testReader(t), testRenderer(t)
+	sides := append([]renderedSide{
+		{"chip front", ChipIDFront(), func(s uint64) (image.Image, cardrender.Truth) { return rend.ChipIDFront(cardrender.SyntheticPerson(s)) }},
+		{"chip back", ChipIDBack(), func(s uint64) (image.Image, cardrender.Truth) { return rend.ChipIDBack(cardrender.SyntheticPerson(s)) }},
+	}, withoutChipSides(rend)...)
+	for _, v := range variants() {
+		matched, total := 0, 0
+		for _, side := range sides {
+			miss := map[string]int{}
+			for i := uint64(0); i < labelledPerSide; i++ {
+				seed := 7000 + i
+				img, truth := side.render(seed)
+				pic := v.picture(t, img, seed)
+				page, err := ocr.ReadPage(pic, side.layout.Width, side.layout.Height)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if os.Getenv("OCR_DEBUG") != "" && (os.Getenv("OCR_DEBUG") == side.name) {
+					t.Logf("%s %s page:\n%s", v.name, side.name, analyse(page.Words).dump())
+				}
+				fields, err := ocr.Fields(page, Specs(side.layout), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range fields {
+					want := truth.Fields[f.Name]
+					total++
+					if f.Value == want {
+						matched++
+						continue
+					}
+					miss[f.Name]++
+					t.Logf("%s %s seed %d %s: got %q (raw %q), want %q", v.name, side.name, seed, f.Name, f.Value, f.Raw, want)
+				}
+			}
+			t.Logf("%s %s: misses %v", v.name, side.name, miss)
+		}
+		rate := float64(matched) / float64(total)
+		t.Logf("labelled fields, %s: %d/%d (%.1f %%)", v.name, matched, total, 100*rate)
+		if rate < labelledFloor {
+			t.Errorf("%s: label-anchored exact-match rate %.3f below the floor %.2f", v.name, rate, labelledFloor)
+		}
+	}
+}

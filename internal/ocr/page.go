@@ -1,0 +1,173 @@
+package ocr
+
+import (
+	"fmt"
+	"image"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/otiai10/gosseract/v2"
+)
+
+// Word is one word Tesseract read on a rectified document, with its box in the document's
+// pixel coordinates, its confidence in [0, 1] and its place in Tesseract's reading order.
+type Word struct {
+	Text string
+	Box  image.Rectangle
+	Conf Confidence
+	// Block, Par and Line number Tesseract's layout units; words sharing all three are one
+	// text line of Tesseract's.
+	Block, Par, Line int
+}
+
+// Page is a document located in a picture, rectified to Width × Height, and every word of it
+// that one Tesseract pass (the text model, automatic page segmentation) read. Fields are
+// found on it by their printed labels (see Fields); the rectified image is kept so that a
+// value's box can be read again with a stricter engine.
+type Page struct {
+	Width, Height int
+	Words         []Word
+	doc, clean    *image.Gray // as rectified; prepared for the page pass (cleanForText)
+}
+
+// ReadPage locates the document in img, rectifies it onto w × h and reads all its text once
+// with the text model. The error is only for OCR engine failures.
+func (r *Reader) ReadPage(img image.Image, w, h int) (*Page, error) {
+	if w <= 0 || h <= 0 {
+		return nil, fmt.Errorf("ocr: page size %d×%d", w, h)
+	}
+	g := toGray(img)
+	doc := rectify(g, findDocument(g), w, h)
+	return r.readPage(doc, cleanForText(doc), gosseract.PSM_AUTO)
+}
+
+// ReadAsBlock reads the page's document again as one block of text (Tesseract's single-block
+// segmentation instead of its automatic page layout). Automatic layout keeps columns apart
+// but now and then drops a short line beside a larger block (a label above its value); one
+// block keeps every line but may run columns together. Callers use it when the first
+// reading says too little (no document title found).
+func (r *Reader) ReadAsBlock(p *Page) (*Page, error) {
+	return r.readPage(p.doc, p.clean, gosseract.PSM_SINGLE_BLOCK)
+}
+
+// readPage reads clean (doc prepared by cleanForText) with psm; values are read again from
+// doc, as printed.
+func (r *Reader) readPage(doc, clean *image.Gray, psm gosseract.PageSegMode) (*Page, error) {
+	words, err := r.words(engineText, pgm(clean), psm)
+	if err != nil {
+		return nil, fmt.Errorf("ocr: read page: %w", err)
+	}
+	w, h := doc.Rect.Dx(), doc.Rect.Dy()
+	return &Page{Width: w, Height: h, Words: splitWords(words), doc: doc, clean: clean}, nil
+}
+
+// words runs engine e on the encoded image with page segmentation mode psm and returns its
+// words (empty ones dropped).
+func (r *Reader) words(e engine, img []byte, psm gosseract.PageSegMode) ([]Word, error) {
+	boxes, err := r.boxes(e, img, psm)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Word, 0, len(boxes))
+	for _, b := range boxes {
+		t := strings.TrimSpace(b.Word)
+		if t == "" || b.Box.Empty() {
+			continue
+		}
+		out = append(out, Word{Text: t, Box: b.Box, Conf: Confidence(b.Confidence / 100), Block: b.BlockNum, Par: b.ParNum, Line: b.LineNum})
+	}
+	return out, nil
+}
+
+// splitWords splits words glued to a label by a colon ("tên:NGUYỄN") or a slash between
+// letters ("tên/Full", the Vietnamese label and its English subtitle) into two, dividing the
+// box in proportion to the characters. A slash between digits (a date) stays.
+func splitWords(ws []Word) []Word {
+	out := make([]Word, 0, len(ws))
+	for _, w := range ws {
+		rs := []rune(w.Text)
+		k := -1
+		for i, r := range rs {
+			if i == len(rs)-1 {
+				break
+			}
+			if r == ':' || (r == '/' && i > 0 && unicode.IsLetter(rs[i-1]) && unicode.IsLetter(rs[i+1])) {
+				k = i + 1
+				break
+			}
+		}
+		if k < 0 {
+			out = append(out, w)
+			continue
+		}
+		x := w.Box.Min.X + w.Box.Dx()*k/len(rs)
+		a, b := w, w
+		a.Text, a.Box.Max.X = string(rs[:k]), x
+		b.Text, b.Box.Min.X = string(rs[k:]), x
+		out = append(out, a)
+		out = append(out, splitWords([]Word{b})...)
+	}
+	return out
+}
+
+// Text returns the page's text in Tesseract's reading order, one line per text line.
+func (p *Page) Text() string {
+	var b strings.Builder
+	for i, w := range p.Words {
+		if i > 0 {
+			prev := p.Words[i-1]
+			if prev.Block != w.Block || prev.Par != w.Par || prev.Line != w.Line {
+				b.WriteByte('\n')
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(w.Text)
+	}
+	return b.String()
+}
+
+// rows groups word indices into visual rows across the whole page width: words whose
+// vertical centres lie within half a word height of a row's centre join it. Rows are sorted
+// top to bottom, their words left to right.
+func rows(ws []Word, idx []int) [][]int {
+	sorted := append([]int(nil), idx...)
+	sort.Slice(sorted, func(a, b int) bool {
+		return cy(ws[sorted[a]].Box) < cy(ws[sorted[b]].Box)
+	})
+	var out [][]int
+	var centre, height []float64
+	for _, i := range sorted {
+		b := ws[i].Box
+		placed := false
+		for r := len(out) - 1; r >= 0 && r >= len(out)-3; r-- {
+			if abs64(cy(b)-centre[r]) <= 0.5*max(float64(b.Dy()), height[r]) {
+				n := float64(len(out[r]))
+				centre[r] = (centre[r]*n + cy(b)) / (n + 1)
+				height[r] = max(height[r], float64(b.Dy()))
+				out[r] = append(out[r], i)
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			out = append(out, []int{i})
+			centre = append(centre, cy(b))
+			height = append(height, float64(b.Dy()))
+		}
+	}
+	for _, r := range out {
+		sort.Slice(r, func(a, b int) bool { return ws[r[a]].Box.Min.X < ws[r[b]].Box.Min.X })
+	}
+	return out
+}
+
+func cy(r image.Rectangle) float64 { return float64(r.Min.Y+r.Max.Y) / 2 }
+
+func abs64(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
