@@ -4,14 +4,16 @@ import (
 	"image"
 )
 
-// FaceWorkingWidth is the width, in pixels, of the copy of a face box the face exposure is
-// measured on: the face models see the face at 64–128 px, so 256 px keeps every detail they
-// use and makes the measure cost well under a millisecond.
-const FaceWorkingWidth = 256
+// FaceWorkingWidth is the width, in pixels, of the copy of a face box the face's sharpness
+// and exposure are measured on (faces narrower than that are measured as they are): the
+// embedding model sees the face at 112 px, so the measure sees what the models see, and a
+// face's sharpness does not depend on how close the camera was.
+const FaceWorkingWidth = 128
 
 // FaceExposure is the exposure of the face of a selfie.
 type FaceExposure struct {
 	Brightness float64  // mean luma 0..255 of the skin area
+	Blur       float64  // variance of the Laplacian over the skin area, at FaceWorkingWidth; higher is sharper
 	Glare      float64  // share 0..1 of the skin area under the saturated cores of specular highlights
 	Saturated  float64  // share 0..1 of the skin area clipped white (luma ≥ 250)
 	Reasons    []string // "glare" and/or "too_dark"; empty (not nil) when the face is well exposed
@@ -20,7 +22,7 @@ type FaceExposure struct {
 // AssessFace judges the exposure of a selfie's face: box is the detector's face box and skin
 // the part of it that is the face itself (eyes, nose, mouth, cheeks: the processor derives it
 // from the landmarks), both in img's coordinates; skin is clipped to box. The face fails
-// with "glare" when specular highlights cover more than MaxFaceGlare of the skin or more than
+// with "blurry" when the skin area's Laplacian variance is below MinFaceBlur, with "glare" when specular highlights cover more than MaxFaceGlare of the skin or more than
 // MaxFaceSaturated of it is clipped white, and with "too_dark" when its mean luma is below
 // MinFaceBrightness. Nothing outside the face is judged: a bright background is no reason
 // to retake. An empty box or skin gives a zero FaceExposure with no reasons.
@@ -61,6 +63,7 @@ func (g *Gate) AssessFace(img image.Image, box, skin image.Rectangle) FaceExposu
 	n := float64(in.Dx() * in.Dy())
 	res.Brightness = sum / n
 	res.Saturated = float64(sat) / n
+	res.Blur = p.sub(in).laplacianVariance()
 	_, spots := p.specularGlare()
 	covered := 0
 	for _, s := range spots {
@@ -69,6 +72,9 @@ func (g *Gate) AssessFace(img image.Image, box, skin image.Rectangle) FaceExposu
 		}
 	}
 	res.Glare = min(1, float64(covered)/n)
+	if res.Blur < g.t.MinFaceBlur {
+		res.Reasons = append(res.Reasons, ReasonBlurry)
+	}
 	if res.Glare > g.t.MaxFaceGlare || res.Saturated > g.t.MaxFaceSaturated {
 		res.Reasons = append(res.Reasons, ReasonGlare)
 	}
@@ -76,4 +82,14 @@ func (g *Gate) AssessFace(img image.Image, box, skin image.Rectangle) FaceExposu
 		res.Reasons = append(res.Reasons, ReasonTooDark)
 	}
 	return res
+}
+
+// sub returns a copy of the part r of the plane.
+func (p plane) sub(r image.Rectangle) plane {
+	r = r.Intersect(image.Rect(0, 0, p.w, p.h))
+	out := plane{w: r.Dx(), h: r.Dy(), pix: make([]float32, 0, r.Dx()*r.Dy())}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		out.pix = append(out.pix, p.pix[y*p.w+r.Min.X:y*p.w+r.Max.X]...)
+	}
+	return out
 }

@@ -70,7 +70,7 @@ func litFace(img *image.RGBA, face image.Rectangle, sigma, amp, gain float64) *i
 // TestSelfieFaces runs the selfie gate with the real face detector on real photos: one face
 // wholly in the frame at a usable size passes wherever it sits and whatever is behind it
 // (white and light walls too); none, two, a tiny one, a cut-off one, a turned-away one, a
-// face under a specular highlight, washed out or in the dark get their reasons.
+// face under a specular highlight, washed out, out of focus or in the dark get their reasons.
 func TestSelfieFaces(t *testing.T) {
 	env := facetest.New(t)
 	defer env.Close()
@@ -102,6 +102,7 @@ func TestSelfieFaces(t *testing.T) {
 		{"turned away", turned, ReasonNotFramed},
 		{"specular highlight on the forehead", canvas(litFace(portrait, faceBoxA, 22, 420, 1), 800, 900, 100, 100), qualitygate.ReasonGlare},
 		{"washed-out face", canvas(litFace(portrait, faceBoxA, 0, 0, 1.9), 800, 900, 100, 100), qualitygate.ReasonGlare},
+		{"blurred face", canvas(boxBlurred(portrait, 2), 800, 900, 100, 100), qualitygate.ReasonBlurry},
 		{"face in the dark", canvas(litFace(portrait, faceBoxA, 0, 0, 0.25), 800, 900, 100, 100), qualitygate.ReasonTooDark},
 	}
 	// "two faces": the second portrait beside the first.
@@ -122,6 +123,48 @@ func TestSelfieFaces(t *testing.T) {
 			}
 		})
 	}
+}
+
+// boxBlurred returns img blurred by three passes of a box filter of radius r (close to a
+// Gaussian of σ = sqrt(r(r+1))): a selfie out of focus or moved.
+func boxBlurred(img *image.RGBA, r int) *image.RGBA {
+	b := img.Bounds()
+	out := image.NewRGBA(b)
+	copy(out.Pix, img.Pix)
+	w, h := b.Dx(), b.Dy()
+	tmp := make([]uint8, len(out.Pix))
+	for pass := 0; pass < 3; pass++ {
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				for c := 0; c < 3; c++ {
+					s, n := 0, 0
+					for d := -r; d <= r; d++ {
+						if xx := x + d; xx >= 0 && xx < w {
+							s += int(out.Pix[y*out.Stride+4*xx+c])
+							n++
+						}
+					}
+					tmp[y*out.Stride+4*x+c] = uint8(s / n)
+				}
+				tmp[y*out.Stride+4*x+3] = 255
+			}
+		}
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				for c := 0; c < 3; c++ {
+					s, n := 0, 0
+					for d := -r; d <= r; d++ {
+						if yy := y + d; yy >= 0 && yy < h {
+							s += int(tmp[yy*out.Stride+4*x+c])
+							n++
+						}
+					}
+					out.Pix[y*out.Stride+4*x+c] = uint8(s / n)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // downscale shrinks img by an integer factor (nearest neighbour is enough for a small face).

@@ -285,10 +285,15 @@ func (g *group) assess(ctx context.Context, c *schemas.CaptureSubmitted, kind qu
 			}
 		}
 		if len(f.Landmarks) > 0 {
-			// The face's exposure, not the frame's: a white wall or a window behind the
-			// person is no reason to retake.
+			// The face's sharpness and exposure, not the frame's: a soft background (an
+			// ordinary portrait), a dark room, a white wall or a window behind the person is
+			// no reason to retake when the face itself is sharp and well lit.
 			fx := g.gate.AssessFace(img, f.Box, skinRect(f))
-			qa.Glare = fx.Glare
+			qa.Blur, qa.Glare = fx.Blur, fx.Glare
+			qa.Reasons = slices.DeleteFunc(qa.Reasons, func(r string) bool {
+				return r == qualitygate.ReasonBlurry || r == qualitygate.ReasonTooDark
+			})
+			qa.Passed = len(qa.Reasons) == 0
 			for _, r := range fx.Reasons {
 				add(r)
 			}

@@ -3,7 +3,9 @@ package quality
 import (
 	"fmt"
 	"image"
+	"image/color"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/idstream/idstream/internal/face/facetest"
@@ -50,5 +52,62 @@ func TestRealFaces(t *testing.T) {
 	}
 	if n != 22 {
 		t.Errorf("%d faces in the test photos, want 22", n)
+	}
+}
+
+// TestRealFaceSelfies runs every face of the real group photos through the selfie gate as a
+// selfie: the photo cropped around the face (the face box grown by 60 % of its side on each
+// side, clipped to the photo), then the same crop with a white wall around it (the crop
+// pasted on a white frame twice its size) and 8 % dimmer. The faces look roughly at the
+// camera in ordinary light: each must pass, except the one seen nearly from the side, which
+// must be sent back as not_framed; crops that hold a large part of a neighbour's face are
+// judged multiple_faces and skipped from the count (they are group photos, not selfies).
+func TestRealFaceSelfies(t *testing.T) {
+	env := facetest.New(t)
+	defer env.Close()
+	e := env.Engine(t)
+	f := newFixture(t, WithFaceDetector(e, DefaultSelfieFraming()))
+	profile := image.Pt(450, 270)
+	var n, passed, neighbours int
+	for i := 1; i <= 6; i++ {
+		name := fmt.Sprintf("sample%d.jpg", i)
+		img := env.Photo(t, name)
+		faces, err := e.Detect(img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, fc := range faces {
+			m := fc.Box.Dx() * 6 / 10
+			crop := facetest.Crop(img, fc.Box.Inset(-m).Intersect(img.Bounds()))
+			b := crop.Bounds()
+			wall := plain(crop, 2*b.Dx(), 2*b.Dy(), b.Dx()/2, b.Dy()/4, color.RGBA{255, 255, 255, 255})
+			dim := litFace(crop, crop.Bounds(), 0, 0, 0.92)
+			side := i == 2 && profile.In(fc.Box)
+			for j, sel := range []image.Image{crop, wall, dim} {
+				rec, _ := f.capture(t, fmt.Sprintf("cap_real_%d_%d_%d", i, k, j), "selfie", encodeJPEG(t, sel))
+				qa := f.assessed(t, rec)
+				switch {
+				case slices.Contains(qa.Reasons, ReasonMultipleFaces):
+					neighbours++
+					t.Logf("%s face %v variant %d: %v (a neighbour in the crop)", name, fc.Box, j, qa.Reasons)
+					continue
+				case side:
+					if qa.Passed || !slices.Contains(qa.Reasons, ReasonNotFramed) {
+						t.Errorf("%s face %v variant %d (side-on): passed %v reasons %v, want not_framed", name, fc.Box, j, qa.Passed, qa.Reasons)
+					}
+					continue
+				}
+				n++
+				if qa.Passed {
+					passed++
+				} else {
+					t.Errorf("%s face %v variant %d: sent back for %v (glare %.4f)", name, fc.Box, j, qa.Reasons, qa.Glare)
+				}
+			}
+		}
+	}
+	t.Logf("real faces as selfies: %d/%d passed (%d crops with a neighbour's face skipped)", passed, n, neighbours)
+	if n < 40 {
+		t.Errorf("only %d selfies judged, want at least 40", n)
 	}
 }
