@@ -1,6 +1,7 @@
 package quality
 
 import (
+	"image"
 	"math"
 )
 
@@ -57,6 +58,7 @@ const (
 	// haloStepShare: a step does more than 90 % of its fall within haloSharpPx; a ray whose
 	// level has done less than 60 % there is still falling, as a halo does.
 	haloStepShare = 0.6
+	maxReach      = 24 // the farthest a ray looks past a core's edge, px
 )
 
 // spotStats describes one saturated component.
@@ -79,30 +81,37 @@ func (p plane) specularGlare() (float64, []spotStats) {
 	}
 	// Fast exit: not one saturated pixel, no glare.
 	sat := 0
-	for _, v := range p.pix {
-		if v >= satLevel {
-			sat++
+	box := image.Rectangle{Min: image.Pt(p.w, p.h)}
+	for y := range p.h {
+		for x, v := range p.pix[y*p.w : (y+1)*p.w] {
+			if v >= satLevel {
+				sat++
+				box.Min.X, box.Max.X = min(box.Min.X, x), max(box.Max.X, x+1)
+				box.Min.Y, box.Max.Y = min(box.Min.Y, y), max(box.Max.Y, y+1)
+			}
 		}
 	}
 	if sat < 28 { // π·minSpotRadius²
 		return 0, nil
 	}
-	env := p.localMax(envRadius)
-	dist := p.saturatedDistance()
+	// Everything the measure reads lies within the saturated pixels' bounding box grown by
+	// the local maximum's radius and a ray's reach past the edge.
+	roi := box.Inset(-(envRadius + maxReach + 2)).Intersect(image.Rect(0, 0, p.w, p.h))
+	env := p.localMax(envRadius, roi)
+	dist := p.saturatedDistance(roi)
 
-	label := make([]int32, n)
+	seen := make([]bool, n)
 	var stack []int
 	var spots []spotStats
 	covered := 0
 	for start := range n {
-		if label[start] != 0 || env.pix[start] < satLevel {
+		if seen[start] || env.pix[start] < satLevel {
 			continue
 		}
-		id := int32(len(spots) + 1)
-		label[start] = id
+		seen[start] = true
 		stack = append(stack[:0], start)
 		s := spotStats{}
-		best := int32(0)
+		best := uint16(0)
 		for len(stack) > 0 {
 			i := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
@@ -117,20 +126,20 @@ func (p plane) specularGlare() (float64, []spotStats) {
 			if x == 0 || y == 0 || x == p.w-1 || y == p.h-1 {
 				s.touchEdge = true
 			}
-			if x > 0 && label[i-1] == 0 && env.pix[i-1] >= satLevel {
-				label[i-1] = id
+			if x > 0 && !seen[i-1] && env.pix[i-1] >= satLevel {
+				seen[i-1] = true
 				stack = append(stack, i-1)
 			}
-			if x < p.w-1 && label[i+1] == 0 && env.pix[i+1] >= satLevel {
-				label[i+1] = id
+			if x < p.w-1 && !seen[i+1] && env.pix[i+1] >= satLevel {
+				seen[i+1] = true
 				stack = append(stack, i+1)
 			}
-			if y > 0 && label[i-p.w] == 0 && env.pix[i-p.w] >= satLevel {
-				label[i-p.w] = id
+			if y > 0 && !seen[i-p.w] && env.pix[i-p.w] >= satLevel {
+				seen[i-p.w] = true
 				stack = append(stack, i-p.w)
 			}
-			if y < p.h-1 && label[i+p.w] == 0 && env.pix[i+p.w] >= satLevel {
-				label[i+p.w] = id
+			if y < p.h-1 && !seen[i+p.w] && env.pix[i+p.w] >= satLevel {
+				seen[i+p.w] = true
 				stack = append(stack, i+p.w)
 			}
 		}
@@ -155,7 +164,7 @@ func (p plane) specularGlare() (float64, []spotStats) {
 // of its fall there). A ray that leaves the frame, or finds no edge within maxWalk, says
 // nothing.
 func (e plane) haloRays(cx, cy int, radius float64) int {
-	reach := int(min(24, max(12, radius)))
+	reach := int(min(maxReach, max(12, radius)))
 	maxWalk := float64(e.w + e.h)
 	halo := 0
 	for k := range glareRays {
@@ -206,29 +215,36 @@ func (e plane) haloRays(cx, cy int, radius float64) int {
 }
 
 // localMax returns the plane's maximum over (2r+1)×(2r+1) windows (separable; clipped at
-// the borders).
-func (p plane) localMax(r int) plane {
+// the borders), inside roi only (0 elsewhere). Comparisons are written out: the max builtin's NaN handling makes it several
+// times slower on float32.
+func (p plane) localMax(r int, roi image.Rectangle) plane {
 	tmp := make([]float32, len(p.pix))
-	for y := range p.h {
+	for y := max(0, roi.Min.Y-r); y < min(p.h, roi.Max.Y+r); y++ {
 		row := p.pix[y*p.w : (y+1)*p.w]
 		out := tmp[y*p.w : (y+1)*p.w]
-		for x := range p.w {
-			m := row[x]
-			for k := max(0, x-r); k <= min(p.w-1, x+r); k++ {
-				m = max(m, row[k])
+		for x := roi.Min.X; x < roi.Max.X; x++ {
+			lo, hi := max(0, x-r), min(p.w-1, x+r)
+			win := row[lo : hi+1]
+			m := win[0]
+			for _, v := range win[1:] {
+				if v > m {
+					m = v
+				}
 			}
 			out[x] = m
 		}
 	}
 	res := plane{w: p.w, h: p.h, pix: make([]float32, len(p.pix))}
-	for y := range p.h {
+	for y := roi.Min.Y; y < roi.Max.Y; y++ {
 		y0, y1 := max(0, y-r), min(p.h-1, y+r)
-		out := res.pix[y*p.w : (y+1)*p.w]
-		copy(out, tmp[y0*p.w:(y0+1)*p.w])
+		out := res.pix[y*p.w+roi.Min.X : y*p.w+roi.Max.X]
+		copy(out, tmp[y0*p.w+roi.Min.X:y0*p.w+roi.Max.X])
 		for yy := y0 + 1; yy <= y1; yy++ {
-			in := tmp[yy*p.w : (yy+1)*p.w]
+			in := tmp[yy*p.w+roi.Min.X : yy*p.w+roi.Max.X]
 			for x, v := range in {
-				out[x] = max(out[x], v)
+				if v > out[x] {
+					out[x] = v
+				}
 			}
 		}
 	}
@@ -237,14 +253,16 @@ func (p plane) localMax(r int) plane {
 
 // saturatedDistance returns, for every pixel, the 3-4 chamfer distance (3 per step, 4 per
 // diagonal step) to the nearest pixel below satLevel or outside the plane; 0 for unsaturated
-// pixels.
-func (p plane) saturatedDistance() []int32 {
-	const inf = math.MaxInt32 / 2
+// pixels. Only roi is computed; it must hold every saturated pixel.
+func (p plane) saturatedDistance(roi image.Rectangle) []uint16 {
+	const inf = math.MaxUint16 - 4 // above any distance in a plane up to 16 000 px across
 	w, h := p.w, p.h
-	d := make([]int32, len(p.pix))
-	for i, v := range p.pix {
-		if v >= satLevel {
-			d[i] = inf
+	d := make([]uint16, len(p.pix))
+	for y := roi.Min.Y; y < roi.Max.Y; y++ {
+		for x := roi.Min.X; x < roi.Max.X; x++ {
+			if p.pix[y*w+x] >= satLevel {
+				d[y*w+x] = inf
+			}
 		}
 	}
 	// Outside the plane counts as unsaturated: the border pixels are at most 3.
@@ -256,8 +274,9 @@ func (p plane) saturatedDistance() []int32 {
 		d[y*w] = min(d[y*w], 3)
 		d[y*w+w-1] = min(d[y*w+w-1], 3)
 	}
-	for y := 1; y < h-1; y++ {
-		for x := 1; x < w-1; x++ {
+	x0, x1 := max(1, roi.Min.X), min(w-1, roi.Max.X)
+	for y := max(1, roi.Min.Y); y < min(h-1, roi.Max.Y); y++ {
+		for x := x0; x < x1; x++ {
 			i := y*w + x
 			if d[i] == 0 {
 				continue
@@ -265,8 +284,8 @@ func (p plane) saturatedDistance() []int32 {
 			d[i] = min(d[i], d[i-1]+3, d[i-w]+3, d[i-w-1]+4, d[i-w+1]+4)
 		}
 	}
-	for y := h - 2; y >= 1; y-- {
-		for x := w - 2; x >= 1; x-- {
+	for y := min(h-2, roi.Max.Y-1); y >= max(1, roi.Min.Y); y-- {
+		for x := x1 - 1; x >= x0; x-- {
 			i := y*w + x
 			if d[i] == 0 {
 				continue
