@@ -64,7 +64,7 @@ func (g *Gate) AssessFace(img image.Image, box, skin image.Rectangle) FaceExposu
 	res.Brightness = sum / n
 	res.Saturated = float64(sat) / n
 	res.Blur = p.sub(in).laplacianVariance()
-	_, spots := p.specularGlare()
+	_, spots := p.specularGlare(g.t.Specular)
 	covered := 0
 	for _, s := range spots {
 		if s.specular && image.Pt(s.cx, s.cy).In(in) {

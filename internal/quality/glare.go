@@ -22,15 +22,15 @@ import (
 // transform), and casts glareRays rays from that disc's centre over the paper level. Along
 // each ray, from where the paper level drops below satLevel, it looks at the next
 // 12–24 px (the core's radius, clamped): the ray sees a halo when the level falls there by
-// at least haloMinFall and less than haloStepShare of that fall happens within haloSharpPx
+// at least HaloMinFall and less than HaloStepShare of that fall happens within HaloSharpPx
 // pixels of the edge. A component is a specular highlight when its hidden core is at least
-// minSpotRadius pixels in radius and at least minHaloRays of its rays see a halo. The glare
+// MinSpotRadius pixels in radius and at least MinHaloRays of its rays see a halo. The glare
 // score is the share of the frame in the saturated cores of the highlights.
 //
 // Limits (see TestGlareSet): a highlight on a card whose paper is itself clipped white (a
 // white card, over-exposed) has no paper left to show a halo on and merges with the card;
 // a highlight that lands on a white MRZ zone merges with the zone. Both are mostly missed.
-// These constants define the measure; the pass limits are Thresholds.MaxGlare and
+// Specular (in Thresholds) defines the measure; the pass limits are Thresholds.MaxGlare and
 // Thresholds.MaxFaceGlare.
 
 const (
@@ -39,27 +39,39 @@ const (
 	// the working width, print strokes are 1–3 px wide, so a 5×5 maximum sees the paper
 	// beside them.
 	envRadius = 2
-	// minSpotRadius is the smallest hidden-core radius, in working pixels, of a highlight
-	// worth judging: 3 px at the working width is 1/4 of a field's text height on a card
-	// filling three quarters of the frame; smaller highlights hide a stroke, not a letter.
-	minSpotRadius = 3
-	glareRays     = 16 // rays cast from a core's centre
-	// minHaloRays is how many rays must see a halo: a highlight near a card's edge or over
-	// the MRZ loses the rays that cross them (4–7 of 16 left on TestGlareSet), while the white
-	// areas of its good captures showed at most 2.
-	minHaloRays = 4
-	// haloSharpPx: a step (print, a card's edge) falls 90 % of the way within 3 px at the
+	glareRays = 16 // rays cast from a core's centre
+	maxReach  = 24 // the farthest a ray looks past a core's edge, px
+)
+
+// Specular says what the glare measure counts as a specular highlight; it is part of
+// Thresholds, and DefaultSpecular documents each figure.
+type Specular struct {
+	// MinSpotRadius is the smallest hidden-core radius, in working pixels, of a highlight
+	// worth judging: 3 px at the working width is a quarter of a field's text height on a
+	// card filling three quarters of the frame; smaller highlights (TestGlareSet's glints)
+	// hide a stroke, not a letter.
+	MinSpotRadius float64
+	// MinHaloRays is how many of the 16 rays must see a halo: a highlight near a card's edge
+	// or over the MRZ loses the rays that cross them (4–7 left on TestGlareSet), while the
+	// white areas of its good captures showed at most 2.
+	MinHaloRays int
+	// HaloSharpPx: a step (print, a card's edge) falls 90 % of the way within 3 px at the
 	// working width even through the blur the gate still accepts (Gaussian σ ≤ 1 px: the
 	// 10–90 % width of a blurred step is 2.6σ); a halo takes longer.
-	haloSharpPx = 3
-	// haloMinFall is the least fall of the paper level, in luma, for a ray to say anything:
-	// a white zone next to a light surface (a card tinted 235–245) falls less and is flat.
-	haloMinFall = 6
-	// haloStepShare: a step does more than 90 % of its fall within haloSharpPx; a ray whose
+	HaloSharpPx int
+	// HaloMinFall is the least fall of the paper level, in luma, for a ray to say anything
+	// (6: a halo onto a light card's 240-level paper falls only 9–15; the local maximum's
+	// noise is 1–2 levels).
+	HaloMinFall float64
+	// HaloStepShare: a step does more than 90 % of its fall within HaloSharpPx; a ray whose
 	// level has done less than 60 % there is still falling, as a halo does.
-	haloStepShare = 0.6
-	maxReach      = 24 // the farthest a ray looks past a core's edge, px
-)
+	HaloStepShare float64
+}
+
+// DefaultSpecular returns the definition of a specular highlight documented on Specular.
+func DefaultSpecular() Specular {
+	return Specular{MinSpotRadius: 3, MinHaloRays: 4, HaloSharpPx: 3, HaloMinFall: 6, HaloStepShare: 0.6}
+}
 
 // spotStats describes one saturated component.
 type spotStats struct {
@@ -74,7 +86,7 @@ type spotStats struct {
 
 // specularGlare returns the fraction of the plane covered by specular highlights (the
 // saturated cores of components judged specular), and the components it judged (for tests).
-func (p plane) specularGlare() (float64, []spotStats) {
+func (p plane) specularGlare(sp Specular) (float64, []spotStats) {
 	n := len(p.pix)
 	if n == 0 || p.w < 2*envRadius+3 || p.h < 2*envRadius+3 {
 		return 0, nil
@@ -91,7 +103,7 @@ func (p plane) specularGlare() (float64, []spotStats) {
 			}
 		}
 	}
-	if sat < 28 { // π·minSpotRadius²
+	if float64(sat) < math.Pi*sp.MinSpotRadius*sp.MinSpotRadius {
 		return 0, nil
 	}
 	// Everything the measure reads lies within the saturated pixels' bounding box grown by
@@ -145,9 +157,9 @@ func (p plane) specularGlare() (float64, []spotStats) {
 		}
 		// dist is a 3-4 chamfer distance to the nearest unsaturated pixel: /3 is pixels.
 		s.radius = float64(best) / 3
-		if s.radius >= minSpotRadius {
-			s.halo = env.haloRays(s.cx, s.cy, s.radius)
-			s.specular = s.halo >= minHaloRays
+		if s.radius >= sp.MinSpotRadius {
+			s.halo = env.haloRays(s.cx, s.cy, s.radius, sp)
+			s.specular = s.halo >= sp.MinHaloRays
 		}
 		if s.specular {
 			covered += s.core
@@ -159,11 +171,11 @@ func (p plane) specularGlare() (float64, []spotStats) {
 
 // haloRays casts glareRays rays from (cx, cy) over the paper-level plane e and returns how
 // many see a halo: the level drops below satLevel at some distance t0, and over the next
-// max(8, radius) pixels it falls by at least haloMinFall, less than haloStepShare of that fall
-// within the first haloSharpPx pixels (a step to print or to a card's edge does nearly all
+// max(8, radius) pixels it falls by at least HaloMinFall, less than HaloStepShare of that fall
+// within the first HaloSharpPx pixels (a step to print or to a card's edge does nearly all
 // of its fall there). A ray that leaves the frame, or finds no edge within maxWalk, says
 // nothing.
-func (e plane) haloRays(cx, cy int, radius float64) int {
+func (e plane) haloRays(cx, cy int, radius float64, sp Specular) int {
 	reach := int(min(maxReach, max(12, radius)))
 	maxWalk := float64(e.w + e.h)
 	halo := 0
@@ -199,15 +211,15 @@ func (e plane) haloRays(cx, cy int, radius float64) int {
 				break
 			}
 			low = min(low, v)
-			if d <= haloSharpPx {
+			if d <= sp.HaloSharpPx {
 				near = low
 			}
 		}
 		fall := satLevel - low
-		if !inside || fall < haloMinFall {
+		if !inside || float64(fall) < sp.HaloMinFall {
 			continue
 		}
-		if satLevel-near < haloStepShare*fall {
+		if float64(satLevel-near) < sp.HaloStepShare*float64(fall) {
 			halo++
 		}
 	}

@@ -75,6 +75,9 @@ type Thresholds struct {
 	// scores 60 alone and 88 on a plain frame; the same frame through a 3×3 box blur scores
 	// 9.5, and 4 or less beyond.
 	MinBlurSelfie float64
+	// Specular defines what the glare measure counts as a specular highlight (glare.go); the
+	// zero value means DefaultSpecular().
+	Specular Specular
 	// MaxGlare is the largest share of a document capture that specular highlights may
 	// cover (their saturated cores; see glare.go for what is a highlight and what is only a
 	// white area); more → "glare". 0.001 (a saturated core of about 10 px radius at
@@ -139,6 +142,7 @@ type Thresholds struct {
 // DefaultThresholds returns the thresholds documented on Thresholds' fields.
 func DefaultThresholds() Thresholds {
 	return Thresholds{
+		Specular:          DefaultSpecular(),
 		MinBlur:           100,
 		MinBlurSelfie:     25,
 		MaxGlare:          0.001,
@@ -178,8 +182,11 @@ type Gate struct {
 	t Thresholds
 }
 
-// NewGate returns a gate using t.
+// NewGate returns a gate using t (a zero t.Specular takes DefaultSpecular()).
 func NewGate(t Thresholds) *Gate {
+	if t.Specular == (Specular{}) {
+		t.Specular = DefaultSpecular()
+	}
 	return &Gate{t: t}
 }
 
@@ -210,7 +217,7 @@ func (g *Gate) Assess(img image.Image, kind Kind) Result {
 	p := downscaleLuma(img, WorkingWidth)
 	res.Brightness = p.mean()
 	res.Blur = p.laplacianVariance()
-	res.Glare, _ = p.specularGlare()
+	res.Glare, _ = p.specularGlare(g.t.Specular)
 
 	minBlur := g.t.MinBlur
 	if kind == Selfie {
