@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/idstream/idstream/internal/homography"
+	"github.com/idstream/idstream/internal/quality"
 )
 
 // toGray converts img to 8-bit luminance with bounds starting at (0, 0).
@@ -46,11 +47,47 @@ func toGray(img image.Image) *image.Gray {
 // quad is a document outline: top-left, top-right, bottom-right, bottom-left.
 type quad [4][2]float64
 
-// findDocument locates the document in g: the largest bright connected region (a card or page
-// is lighter than the surface it lies on), its corners taken as the region's extreme points
-// along the diagonals. When no such region stands out (an image already cropped to the
-// document), the whole image is the document.
+// framer finds documents by their straight edges (the quality gate's document search).
+var framer = quality.NewGate(quality.DefaultThresholds())
+
+// findDocument locates the document in g: the quality gate's document search (a
+// card- or page-shaped quadrilateral whose sides lie on straight edges), which holds on
+// tables lighter than the card and under uneven light; when it finds none, the largest bright
+// connected region (a card or page is lighter than the surface it lies on), its corners taken
+// as the region's extreme points along the diagonals. When no such region stands out (an
+// image already cropped to the document), the whole image is the document.
 func findDocument(g *image.Gray) quad {
+	if res := framer.Assess(g, quality.Document); res.DocumentArea > 0.1 && res.DocumentArea < 0.98 {
+		return orderedCorners(res.Document)
+	}
+	return findBright(g)
+}
+
+// orderedCorners returns the corners of q as top-left, top-right, bottom-right, bottom-left (the
+// extremes along the diagonals; documents are photographed roughly upright).
+func orderedCorners(q [4][2]float64) quad {
+	var out quad
+	minS, maxS, minD, maxD := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, p := range q {
+		s, d := p[0]+p[1], p[0]-p[1]
+		if s < minS {
+			minS, out[0] = s, p
+		}
+		if s > maxS {
+			maxS, out[2] = s, p
+		}
+		if d > maxD {
+			maxD, out[1] = d, p
+		}
+		if d < minD {
+			minD, out[3] = d, p
+		}
+	}
+	return out
+}
+
+// findBright locates the document in g as the largest bright connected region.
+func findBright(g *image.Gray) quad {
 	w, h := g.Rect.Dx(), g.Rect.Dy()
 	whole := quad{{0, 0}, {float64(w), 0}, {float64(w), float64(h)}, {0, float64(h)}}
 	step := max(1, max(w, h)/400)
@@ -74,21 +111,43 @@ func findDocument(g *image.Gray) quad {
 			hist[v]++
 		}
 	}
-	thr := otsu(hist[:], sw*sh)
-	// Largest 4-connected component of bright pixels.
-	label := make([]int32, sw*sh)
-	var best []int
+	// From Otsu's threshold upwards, the first largest bright region whose shape is a
+	// document's (it fills its corner quadrilateral, card or page proportions): under uneven
+	// light a lit part of the table joins the document at the lower thresholds.
+	thr := int(otsu(hist[:], sw*sh))
+	var fallback *quad
+	for t := thr; t < 250; t += 6 {
+		best := largestAbove(small, sw, sh, uint8(t))
+		if len(best) < sw*sh/20 {
+			break
+		}
+		q := extremes(best, sw)
+		if t == thr && len(best) >= sw*sh/5 {
+			fallback = &q
+		}
+		if documentShaped(q, len(best)) {
+			return scaleQuad(q, step)
+		}
+	}
+	if fallback == nil {
+		return whole
+	}
+	return scaleQuad(*fallback, step)
+}
+
+// largestAbove returns the pixels (indices) of the largest 4-connected region of small
+// (sw × sh) brighter than thr.
+func largestAbove(small []uint8, sw, sh int, thr uint8) []int {
+	label := make([]bool, sw*sh)
+	var best, comp []int
 	stack := []int{}
-	var comp []int
-	id := int32(0)
 	for i := range small {
-		if small[i] <= thr || label[i] != 0 {
+		if small[i] <= thr || label[i] {
 			continue
 		}
-		id++
 		comp = comp[:0]
 		stack = append(stack[:0], i)
-		label[i] = id
+		label[i] = true
 		for len(stack) > 0 {
 			p := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
@@ -99,8 +158,8 @@ func findDocument(g *image.Gray) quad {
 					continue
 				}
 				n := q[1]*sw + q[0]
-				if small[n] > thr && label[n] == 0 {
-					label[n] = id
+				if small[n] > thr && !label[n] {
+					label[n] = true
 					stack = append(stack, n)
 				}
 			}
@@ -109,13 +168,14 @@ func findDocument(g *image.Gray) quad {
 			best = append(best[:0:0], comp...)
 		}
 	}
-	if len(best) < sw*sh/5 {
-		return whole
-	}
-	// Extreme points along x+y and x−y.
+	return best
+}
+
+// extremes returns a region's corners as its extreme points along x+y and x−y.
+func extremes(pix []int, sw int) quad {
 	minS, maxS, minD, maxD := math.MaxInt, math.MinInt, math.MaxInt, math.MinInt
 	var q quad
-	for _, p := range best {
+	for _, p := range pix {
 		x, y := p%sw, p/sw
 		if s := x + y; s < minS {
 			minS, q[0] = s, [2]float64{float64(x), float64(y)}
@@ -130,6 +190,28 @@ func findDocument(g *image.Gray) quad {
 			minD, q[3] = d, [2]float64{float64(x), float64(y + 1)}
 		}
 	}
+	return q
+}
+
+// documentShaped reports whether a region of n pixels with corners q is a document: it
+// fills 85 % of its quadrilateral, whose sides are in card or passport-page proportions.
+func documentShaped(q quad, n int) bool {
+	var area float64
+	for i := range q {
+		j := (i + 1) % 4
+		area += q[i][0]*q[j][1] - q[j][0]*q[i][1]
+	}
+	area = math.Abs(area) / 2
+	w := (dist(q[0], q[1]) + dist(q[3], q[2])) / 2
+	h := (dist(q[0], q[3]) + dist(q[1], q[2])) / 2
+	if area <= 0 || h <= 0 {
+		return false
+	}
+	r := w / h
+	return float64(n) >= 0.85*area && r >= 1.25 && r <= 1.8
+}
+
+func scaleQuad(q quad, step int) quad {
 	for i := range q {
 		q[i][0] *= float64(step)
 		q[i][1] *= float64(step)
@@ -213,6 +295,19 @@ func binarise(g *image.Gray) *image.Gray {
 	return out
 }
 
+// binariseLocal returns g thresholded against the local mean (localDark): ink black, the rest
+// white, whatever the light across g.
+func binariseLocal(g *image.Gray) *image.Gray {
+	dark := localDark(g)
+	out := image.NewGray(image.Rect(0, 0, g.Rect.Dx(), g.Rect.Dy()))
+	for i := range out.Pix {
+		if !dark(i) {
+			out.Pix[i] = 255
+		}
+	}
+	return out
+}
+
 // pgm encodes g as a binary PGM (P5), which Leptonica reads without decompression work.
 func pgm(g *image.Gray) []byte {
 	w, h := g.Rect.Dx(), g.Rect.Dy()
@@ -228,6 +323,29 @@ func pgm(g *image.Gray) []byte {
 // dist returns the distance between two points.
 func dist(a, b [2]float64) float64 { return math.Hypot(a[0]-b[0], a[1]-b[1]) }
 
+// localDark returns whether each pixel of g (index y·w+x) is ink: darker by more than 12
+// levels than the mean of the 31 × 31 window around it (at 1200 px wide), so that uneven
+// light and tinted backgrounds do not turn whole areas dark.
+func localDark(g *image.Gray) func(int) bool {
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	sum := make([]int64, (w+1)*(h+1)) // integral image
+	for y := 0; y < h; y++ {
+		var row int64
+		for x := 0; x < w; x++ {
+			row += int64(g.Pix[y*g.Stride+x])
+			sum[(y+1)*(w+1)+x+1] = sum[y*(w+1)+x+1] + row
+		}
+	}
+	r := max(7, w/80)
+	return func(i int) bool {
+		x, y := i%w, i/w
+		x0, y0, x1, y1 := max(0, x-r), max(0, y-r), min(w, x+r+1), min(h, y+r+1)
+		s := sum[y1*(w+1)+x1] - sum[y0*(w+1)+x1] - sum[y1*(w+1)+x0] + sum[y0*(w+1)+x0]
+		n := int64((x1 - x0) * (y1 - y0))
+		return int64(g.Pix[y*g.Stride+x])*n < s-12*n
+	}
+}
+
 // cleanForText prepares a rectified document for a full-page text pass. It paints out, to
 // white:
 //   - the dotted leader lines printed after a label for the value to sit on ("Họ tên
@@ -240,12 +358,7 @@ func dist(a, b [2]float64) float64 { return math.Hypot(a[0]-b[0], a[1]-b[1]) }
 //     also costs time.
 func cleanForText(g *image.Gray) *image.Gray {
 	w, h := g.Rect.Dx(), g.Rect.Dy()
-	var hist [256]int
-	for _, v := range g.Pix {
-		hist[v]++
-	}
-	thr := otsu(hist[:], len(g.Pix))
-	dark := func(i int) bool { return g.Pix[(i/w)*g.Stride+i%w] <= thr }
+	dark := localDark(g)
 	maxDot := max(3, w/200) // a dot is under 6 px across at 1200 px
 	tall := h * 9 / 100
 	type comp struct {
@@ -297,6 +410,8 @@ func cleanForText(g *image.Gray) *image.Gray {
 	for k, c := range comps {
 		bw, bh := c.x1-c.x0+1, c.y1-c.y0+1
 		switch {
+		case 4*bw*bh > w*h:
+			// Larger than a photo: shading of the card itself, not a picture on it.
 		case bh > tall && 3*c.n > bw*bh:
 			fillBox(c.x0-2, c.y0-2, c.x1+2, c.y1+2)
 		case bh > tall:
@@ -354,7 +469,7 @@ func cleanForText(g *image.Gray) *image.Gray {
 			}
 		}
 		bw, bh := x1-x0+1, y1-y0+1
-		if bw >= 4 && bh >= 4 && 2*n > bw*bh {
+		if bw >= 4 && bh >= 4 && 2*n > bw*bh && 8*n < gw*gh {
 			fillBox(x0*cell-cell/2, y0*cell-cell/2, (x1+1)*cell+cell/2, (y1+1)*cell+cell/2)
 		}
 	}

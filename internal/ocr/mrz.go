@@ -43,9 +43,17 @@ func (r *Reader) ReadMRZ(img image.Image) (*mrz.MRZ, Confidence, error) {
 	h := doc.Rect.Dy()
 	var invalid, implausible *mrz.MRZ
 	var invalidConf, implausibleConf Confidence
-	for _, top := range []float64{0.68, 0.55, 0} {
+	type attempt struct {
+		top   float64
+		local bool // threshold against the local mean, for uneven light and tinted zones
+	}
+	for _, a := range []attempt{{0.68, false}, {0.55, false}, {0.68, true}, {0.55, true}, {0, false}} {
 		// Inner margins keep slivers of the background (imprecise corners) out of the band.
-		band := binarise(crop(doc, image.Rect(mrzWidth/60, int(top*float64(h)), mrzWidth-mrzWidth/60, h-h/60)))
+		region := crop(doc, image.Rect(mrzWidth/60, int(a.top*float64(h)), mrzWidth-mrzWidth/60, h-h/60))
+		band := binarise(region)
+		if a.local {
+			band = binariseLocal(region)
+		}
 		lines, err := r.recognise(engineMRZ, pgm(band), gosseract.PSM_SINGLE_BLOCK)
 		if err != nil {
 			return nil, 0, err

@@ -104,6 +104,11 @@ func TestDocgenEval(t *testing.T) {
 							got = rd.zone.Lines
 						}
 						t.Logf("%s %s %d: MRZ %q, want %q", doc.Template, step, i, got, doc.MRZ)
+						if dir := os.Getenv("DOCGEN_DUMP"); dir != "" && split == docgen.Calibration {
+							f, _ := os.Create(fmt.Sprintf("%s/mrz_%s_%s_%d.png", dir, doc.Template, step, i))
+							_ = png.Encode(f, img)
+							f.Close()
+						}
 					}
 				}
 				for name, want := range doc.Fields {
