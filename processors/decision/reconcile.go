@@ -37,7 +37,8 @@ func isCanonical(name string) bool { return slices.Contains(canonicalFields(), n
 // it (reported): the chip first, then the MRZ, whose check digits protect it, then OCR;
 // except that names and places come from the printed text before the MRZ (the MRZ
 // transliterates without diacritics and truncates), and an MRZ that holds only the last 9
-// digits of a 12-digit ID number (its document number) comes after OCR. Sources lists, in the order ocr, mrz, chip, every source that had it. Values are
+// digits of the 12-digit ID number OCR read (its document number) comes after OCR; a
+// passport's document number is not an ID number. Sources lists, in the order ocr, mrz, chip, every source that had it. Values are
 // compared after trimming, collapsing spaces and upper-casing (no diacritics folding, except
 // against the MRZ, which has none: see agree); dates
 // are normalised to YYYY-MM-DD, sex to M|F|X and nationality to its ISO 3166 alpha-3 code
@@ -144,7 +145,9 @@ func reported(field string, values map[string]string) string {
 	case "full_name", "place_of_origin", "place_of_residence":
 		order = []string{SourceChip, SourceOCR, SourceMRZ}
 	case "id_number":
-		if !digits(values[SourceMRZ], 12) {
+		// A Vietnamese card's MRZ document number is only the last 9 digits of the number.
+		m, o := values[SourceMRZ], values[SourceOCR]
+		if digits(m, 9) && digits(o, 12) && strings.HasSuffix(o, m) {
 			order = []string{SourceChip, SourceOCR, SourceMRZ}
 		}
 	}
@@ -174,8 +177,8 @@ func mrzCanonical(f map[string]string) map[string]string {
 		out["id_number"] = v
 	} else if v, ok := first("optional_data", "personal_number"); ok && digits(v, 12) {
 		out["id_number"] = v // Vietnamese chip ID: the 12-digit number is the optional data
-	} else if v, ok := first("document_number"); ok {
-		out["id_number"] = v
+	} else if v, ok := first("document_number"); ok && digits(v, 9) && f["issuing_state"] == "VNM" && strings.HasPrefix(f["document_code"], "I") {
+		out["id_number"] = v // a Vietnamese ID card's zone without the 12 digits: their last 9
 	}
 	if v, ok := first("full_name"); ok {
 		out["full_name"] = strings.ReplaceAll(v, "<", " ")
@@ -244,10 +247,11 @@ func normalize(field, v string, ref time.Time) string {
 // compared as written.
 func countryCode(v string) (string, bool) {
 	key := strings.ReplaceAll(mrzFold(v), " ", "")
-	if code, ok := countries[key]; ok {
+	names := countries()
+	if code, ok := names[key]; ok {
 		return code, true
 	}
-	for _, code := range countries {
+	for _, code := range names {
 		if key == code {
 			return code, true
 		}
@@ -256,17 +260,19 @@ func countryCode(v string) (string, bool) {
 }
 
 // countries maps folded country and nationality names (mrzFold, spaces removed) to alpha-3.
-var countries = map[string]string{
-	"VIETNAM": "VNM", "VIETNAMESE": "VNM", "VN": "VNM",
-	"TRUNGQUOC": "CHN", "CHINA": "CHN", "CHINESE": "CHN",
-	"HANQUOC": "KOR", "KOREA": "KOR", "SOUTHKOREA": "KOR", "KOREAN": "KOR",
-	"NHATBAN": "JPN", "JAPAN": "JPN", "JAPANESE": "JPN",
-	"HOAKY": "USA", "MY": "USA", "UNITEDSTATES": "USA", "AMERICAN": "USA",
-	"LAO": "LAO", "LAOS": "LAO", "CAMPUCHIA": "KHM", "CAMBODIA": "KHM", "CAMBODIAN": "KHM",
-	"THAILAN": "THA", "THAILAND": "THA", "THAI": "THA",
-	"PHAP": "FRA", "FRANCE": "FRA", "FRENCH": "FRA", "DUC": "DEU", "GERMANY": "DEU", "GERMAN": "DEU",
-	"ANH": "GBR", "UNITEDKINGDOM": "GBR", "BRITISH": "GBR", "UC": "AUS", "AUSTRALIA": "AUS", "AUSTRALIAN": "AUS",
-	"NGA": "RUS", "RUSSIA": "RUS", "RUSSIAN": "RUS",
+func countries() map[string]string {
+	return map[string]string{
+		"VIETNAM": "VNM", "VIETNAMESE": "VNM", "VN": "VNM",
+		"TRUNGQUOC": "CHN", "CHINA": "CHN", "CHINESE": "CHN",
+		"HANQUOC": "KOR", "KOREA": "KOR", "SOUTHKOREA": "KOR", "KOREAN": "KOR",
+		"NHATBAN": "JPN", "JAPAN": "JPN", "JAPANESE": "JPN",
+		"HOAKY": "USA", "MY": "USA", "UNITEDSTATES": "USA", "AMERICAN": "USA",
+		"LAO": "LAO", "LAOS": "LAO", "CAMPUCHIA": "KHM", "CAMBODIA": "KHM", "CAMBODIAN": "KHM",
+		"THAILAN": "THA", "THAILAND": "THA", "THAI": "THA",
+		"PHAP": "FRA", "FRANCE": "FRA", "FRENCH": "FRA", "DUC": "DEU", "GERMANY": "DEU", "GERMAN": "DEU",
+		"ANH": "GBR", "UNITEDKINGDOM": "GBR", "BRITISH": "GBR", "UC": "AUS", "AUSTRALIA": "AUS", "AUSTRALIAN": "AUS",
+		"NGA": "RUS", "RUSSIA": "RUS", "RUSSIAN": "RUS",
+	}
 }
 
 // display returns the value reported for a field: the normalised form for dates and sex,
@@ -362,9 +368,10 @@ func agree(field, a, va, b, vb string) bool {
 
 // lookAlikeDistance compares two MRZ-folded strings as an OCR-B reader's errors would
 // differ: the letters it confuses are made one first (I L 1, E F, O Q D 0, B 8, S 5, Z 2,
-// G 6, K X), then an edit distance counts a stray or lost thin glyph (I) as 1 and any other
-// insertion, deletion or substitution as 2. Two strings one look-alike apart score 0; one
-// stray I, 1; a different letter, 2.
+// G 6, K X), then an edit distance counts a thin glyph (I) inserted or lost beside another
+// one (ILINH read for LINH) as 1, and any other insertion, deletion or substitution as 2. So
+// "one doubled thin glyph" scores 1, while a letter more or less (LAN against AN, MAI
+// against MA) or another letter scores 2.
 func lookAlikeDistance(a, b string) int {
 	fold := func(s string) []byte {
 		out := []byte(s)
@@ -391,8 +398,9 @@ func lookAlikeDistance(a, b string) int {
 		return out
 	}
 	x, y := fold(a), fold(b)
-	indel := func(c byte) int {
-		if c == 'I' {
+	// indel is the cost of inserting or deleting s[i].
+	indel := func(s []byte, i int) int {
+		if s[i] == 'I' && ((i > 0 && s[i-1] == 'I') || (i+1 < len(s) && s[i+1] == 'I')) {
 			return 1
 		}
 		return 2
@@ -400,16 +408,16 @@ func lookAlikeDistance(a, b string) int {
 	prev := make([]int, len(y)+1)
 	cur := make([]int, len(y)+1)
 	for j := 1; j <= len(y); j++ {
-		prev[j] = prev[j-1] + indel(y[j-1])
+		prev[j] = prev[j-1] + indel(y, j-1)
 	}
 	for i := 1; i <= len(x); i++ {
-		cur[0] = prev[0] + indel(x[i-1])
+		cur[0] = prev[0] + indel(x, i-1)
 		for j := 1; j <= len(y); j++ {
 			sub := 2
 			if x[i-1] == y[j-1] {
 				sub = 0
 			}
-			cur[j] = min(prev[j]+indel(x[i-1]), cur[j-1]+indel(y[j-1]), prev[j-1]+sub)
+			cur[j] = min(prev[j]+indel(x, i-1), cur[j-1]+indel(y, j-1), prev[j-1]+sub)
 		}
 		prev, cur = cur, prev
 	}

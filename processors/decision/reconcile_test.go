@@ -142,6 +142,11 @@ func TestAgreeAgainstMRZ(t *testing.T) {
 		{SourceOCR, "LÊ VĂN AN", SourceMRZ, "LE VAN AM", false},             // not look-alikes
 		{SourceOCR, "LÊ VĂN AN", SourceMRZ, "LE VAN ANH", false},
 		{SourceOCR, "ĐỖ VĂN AN", SourceMRZ, "0O VAN AN", true},
+		// Different real names stay different: a letter more or less is never an OCR slip.
+		{SourceOCR, "LAN", SourceMRZ, "AN", false}, {SourceOCR, "HẢI", SourceMRZ, "HA", false},
+		{SourceOCR, "HOÀI", SourceMRZ, "HOA", false}, {SourceOCR, "MAI", SourceMRZ, "MA", false},
+		{SourceOCR, "THÁI", SourceMRZ, "THA", false}, {SourceOCR, "LÝ", SourceMRZ, "Y", false},
+		{SourceOCR, "LONG", SourceMRZ, "ONG", false}, {SourceOCR, "AN", SourceMRZ, "LAN", false},
 		{SourceOCR, "LÊ VĂN AN", SourceMRZ, "LE VAN BINH", false},
 	}
 	for _, tt := range tests {
@@ -163,7 +168,8 @@ func TestReconcilePrintedOverMRZ(t *testing.T) {
 			{Name: "nationality", Value: "Việt Nam"},
 		}},
 		{Step: "document_back", CaptureID: "cap_b", MRZ: &schemas.MRZ{Format: "TD1", Valid: true, Fields: map[string]string{
-			"document_number": "099012345", "full_name": "MAI PHUONG VY", "nationality": "VNM",
+			"document_code": "ID", "issuing_state": "VNM", "document_number": "099012345",
+			"full_name": "MAI PHUONG VY", "nationality": "VNM",
 		}}},
 	}
 	ex, checks := Reconcile(st)
@@ -177,6 +183,14 @@ func TestReconcilePrintedOverMRZ(t *testing.T) {
 	}
 	if len(checks) != 3 {
 		t.Fatalf("checks = %d, want id_number, full_name and nationality", len(checks))
+	}
+
+	// A passport's document number is not an ID number.
+	pp := processing()
+	pp.Documents = []schemas.DocumentRead{{Step: "passport", MRZ: &schemas.MRZ{Format: "TD3", Fields: map[string]string{
+		"document_code": "P", "issuing_state": "VNM", "document_number": "C1234567"}}, Fields: []schemas.Field{{Name: "id_number", Value: "001099012345"}}}}
+	if ex, checks := Reconcile(pp); *ex.IDNumber != "001099012345" || findCheck(checks, "data.id_number_consistency") != nil {
+		t.Fatalf("passport id_number = %s, checks %+v", *ex.IDNumber, checks)
 	}
 
 	// The MRZ's 12-digit optional data wins over a misread front, and disagrees with it.
