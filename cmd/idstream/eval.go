@@ -32,6 +32,7 @@ import (
 	"github.com/idstream/idstream/internal/face/facecorpus"
 	"github.com/idstream/idstream/internal/imagecheck"
 	"github.com/idstream/idstream/internal/tenant"
+	"github.com/idstream/idstream/processors/decision"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -45,14 +46,16 @@ type evalOptions struct {
 	timeout     time.Duration
 	build       int
 	seed        uint64
+	budget      time.Duration
 }
 
 // runEval is `idstream eval`: it runs a labelled corpus (internal/evaluation's format)
 // through the real pipeline — every group, the edge and an embedded broker in this process,
 // in a temporary data directory — as integrators and their users would: one verification
 // session per corpus session over the REST API, each in a tenant of its own so that one
-// session's fraud signals (a replayed selfie, a duplicate face) never touch another's. It
-// prints the figures of one split (default heldout) and writes report.txt, report.json,
+// session's fraud signals (a replayed selfie, a duplicate face) never touch another's. A
+// document's fields are scored on what the pipeline read, reconciled as the decision does,
+// whether or not the session was decided. It prints the figures of one split (default heldout) and writes report.txt, report.json,
 // outcomes.json, face-det.png and liveness.png under --out. Face match and liveness curves
 // are scored with the face engine the facematch and liveness groups run, over every pair of
 // the split's photos. With --build N it first writes a corpus of N documents per type and
@@ -69,6 +72,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, log *
 	fs.DurationVar(&o.timeout, "session-timeout", 3*time.Minute, "how long one session may take to be decided")
 	fs.IntVar(&o.build, "build", 0, "first build a corpus of N documents per type and split into --corpus")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of --build")
+	fs.DurationVar(&o.budget, "quality-budget", 1500*time.Millisecond, "how long a step waits for the gate (the service's default)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -106,9 +110,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, log *
 // evalResult is the report with the score lists its plots are drawn from.
 type evalResult struct {
 	evaluation.Report
-	Targets  []evaluation.Target       `json:"targets"`
-	Faces    evaluation.FaceScores     `json:"face_scores"`
-	Liveness evaluation.LivenessScores `json:"liveness_scores"`
+	Targets        []evaluation.Target       `json:"targets"`
+	FaceScores     evaluation.FaceScores     `json:"face_scores"`
+	LivenessScores evaluation.LivenessScores `json:"liveness_scores"`
 }
 
 // evaluate runs the split's sessions through a pipeline it starts and stops, and scores the
@@ -145,7 +149,7 @@ func evaluate(ctx context.Context, c *evaluation.Corpus, o evalOptions, progress
 	}
 	cfg := Config{
 		DataDir: filepath.Join(dir, "data"), EdgeAddr: "127.0.0.1:0", ConsentAddr: "127.0.0.1:0",
-		KafkaAddr: "127.0.0.1:0", RegistryAddr: "127.0.0.1:0", Partitions: 3, QualityBudget: 10 * time.Second,
+		KafkaAddr: "127.0.0.1:0", RegistryAddr: "127.0.0.1:0", Partitions: 3, QualityBudget: o.budget,
 		Groups: allGroups, ModelsDir: o.modelsDir, TenantsFile: tenantsFile, InstanceID: "eval",
 	}
 	svc, err := Start(ctx, cfg, serviceOptions{withEdge: true, kgoOpts: []kgo.Opt{kgo.FetchMaxWait(250 * time.Millisecond)}}, log)
@@ -169,7 +173,7 @@ func evaluate(ctx context.Context, c *evaluation.Corpus, o evalOptions, progress
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cl := &evalClient{base: "http://" + svc.edgeAddr, http: &http.Client{Timeout: 30 * time.Second}, corpus: c}
+			cl := &evalClient{base: "http://" + svc.edgeAddr, http: &http.Client{Timeout: 30 * time.Second}, corpus: c, states: svc.states}
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= len(sessions) || ctx.Err() != nil {
@@ -186,7 +190,7 @@ func evaluate(ctx context.Context, c *evaluation.Corpus, o evalOptions, progress
 		return evalResult{}, nil, err
 	}
 	rep := evaluation.Summarize(c, o.split, outcomes, baseline, faces, live)
-	return evalResult{Report: rep, Targets: rep.Targets(), Faces: faces, Liveness: live}, outcomes, nil
+	return evalResult{Report: rep, Targets: rep.Targets(), FaceScores: faces, LivenessScores: live}, outcomes, nil
 }
 
 // readBaseline reads every document of split with the Baseline reader (plain Tesseract and
@@ -266,6 +270,7 @@ type evalClient struct {
 	base   string
 	http   *http.Client
 	corpus *evaluation.Corpus
+	states *stateView // the pipeline's session snapshots, for what was read of an undecided session
 }
 
 // run sends one session and returns what it gave; failures are recorded in Outcome.Err.
@@ -312,8 +317,16 @@ func (cl *evalClient) send(ctx context.Context, s evaluation.Session, key string
 			return err
 		}
 		a.Expect = evaluation.ExpectGood
+		if step == "selfie" && s.Kind == evaluation.Attack {
+			a.Expect = evaluation.ExpectAttack
+		}
 		out.Gate = append(out.Gate, a)
 	}
+	// A good capture sent back leaves its step open: the person would be asked to retake it
+	// again and the session is never decided, so it is recorded as it stands.
+	stuck := slices.ContainsFunc(out.Gate, func(a evaluation.GateAnswer) bool {
+		return a.Expect == evaluation.ExpectGood && (a.Status == "retake" || a.Status == "error")
+	})
 	deadline := time.Now().Add(timeout)
 	for {
 		var view schemas.SessionView
@@ -321,8 +334,18 @@ func (cl *evalClient) send(ctx context.Context, s evaluation.Session, key string
 			return fmt.Errorf("data get: %w", err)
 		}
 		record(out, &view)
-		if out.Decided() || time.Now().After(deadline) {
-			return nil
+		for _, sv := range view.Steps {
+			stuck = stuck || sv.Status == "retake" // a good capture the gate answered late, sent back
+		}
+		if out.Decided() || stuck || time.Now().After(deadline) {
+			resolveLate(out, &view)
+			var docSteps []string
+			for step, sv := range view.Steps {
+				if step != "selfie" && sv.Status == "accepted" {
+					docSteps = append(docSteps, step)
+				}
+			}
+			return cl.recordRead(ctx, init.SessionID, docSteps, deadline, out)
 		}
 		select {
 		case <-ctx.Done():
@@ -330,6 +353,86 @@ func (cl *evalClient) send(ctx context.Context, s evaluation.Session, key string
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
+}
+
+// resolveLate fills in the gate's answer to each good capture it answered after the step's
+// budget (202 pending), from the session's step status and its quality check.
+func resolveLate(out *evaluation.Outcome, v *schemas.SessionView) {
+	for i := range out.Gate {
+		a := &out.Gate[i]
+		if a.Status != "pending" || a.Expect == "" || a.Step == "" {
+			continue
+		}
+		if last := lastUpload(out.Gate, a.Step); last != i {
+			continue // a bad capture's late answer is lost under the good one that replaced it
+		}
+		switch v.Steps[a.Step].Status {
+		case "accepted":
+			a.Status, a.Late = "accepted", true
+		case "retake":
+			a.Status, a.Late = "retake", true
+			for _, c := range v.Checks {
+				if c.Name == "quality."+a.Step && c.ReasonCode != nil {
+					a.Reasons = []string{*c.ReasonCode}
+				}
+			}
+		}
+	}
+}
+
+// lastUpload is the index of the last gate answer of step.
+func lastUpload(gate []evaluation.GateAnswer, step string) int {
+	last := -1
+	for i, a := range gate {
+		if a.Step == step {
+			last = i
+		}
+	}
+	return last
+}
+
+// recordRead fills in, for a session the gate left undecided, what the pipeline read,
+// reconciled as the decision reconciles it (decision.Reconcile over the session's snapshot)
+// with the first document type the reads recognised, so that its reads are scored too. A
+// decided session keeps what Data Get reported.
+func (cl *evalClient) recordRead(ctx context.Context, sessionID string, steps []string, deadline time.Time, out *evaluation.Outcome) error {
+	if out.Decided() {
+		return nil
+	}
+	// The reads of the accepted document steps may still be on their way.
+	var st *schemas.SessionState
+	for {
+		var ok bool
+		var err error
+		if st, ok, err = cl.states.Get(ctx, sessionID); err != nil || !ok {
+			return err
+		}
+		read := 0
+		for _, step := range steps {
+			if slices.ContainsFunc(st.Documents, func(d schemas.DocumentRead) bool { return d.Step == step }) {
+				read++
+			}
+		}
+		if read == len(steps) || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	ex, _ := decision.Reconcile(st)
+	out.ExtractedType = ""
+	for _, d := range st.Documents {
+		if d.DocumentType != "" && d.DocumentType != "unknown" {
+			out.ExtractedType = d.DocumentType
+			break
+		}
+	}
+	out.MRZ = ex.MRZ
+	out.Fields = extractedFields(ex)
+	return nil
 }
 
 // goodImage is the corpus image a step takes: the document's side, or the session's selfie.
@@ -377,10 +480,12 @@ func (cl *evalClient) upload(ctx context.Context, sessionID, token, step, path, 
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", w.FormDataContentType())
+	start := time.Now()
 	res, err := cl.http.Do(req)
 	if err != nil {
 		return evaluation.GateAnswer{}, fmt.Errorf("upload %s: %w", step, err)
 	}
+	millis := float64(time.Since(start).Microseconds()) / 1000
 	defer res.Body.Close()
 	var answer struct {
 		Status  string `json:"status"`
@@ -389,11 +494,18 @@ func (cl *evalClient) upload(ctx context.Context, sessionID, token, step, path, 
 		} `json:"quality"`
 	}
 	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	a := evaluation.GateAnswer{Kind: kind, Status: "error"}
-	if res.StatusCode == http.StatusOK || res.StatusCode == http.StatusAccepted {
-		if err := json.Unmarshal(b, &answer); err == nil {
-			a.Status, a.Reasons = answer.Status, answer.Quality.Reasons
-		}
+	a := evaluation.GateAnswer{Step: step, Kind: kind, Status: "error", Millis: millis}
+	var problem struct {
+		Code string `json:"code"`
+	}
+	switch {
+	case res.StatusCode != http.StatusOK && res.StatusCode != http.StatusAccepted:
+		_ = json.Unmarshal(b, &problem)
+		a.Detail = fmt.Sprintf("HTTP %d %s", res.StatusCode, problem.Code)
+	case json.Unmarshal(b, &answer) != nil:
+		a.Detail = fmt.Sprintf("HTTP %d: not JSON", res.StatusCode)
+	default:
+		a.Status, a.Reasons = answer.Status, answer.Quality.Reasons
 	}
 	return a, nil
 }
@@ -452,30 +564,37 @@ func record(out *evaluation.Outcome, v *schemas.SessionView) {
 	}
 	out.ExtractedType = v.Extracted.DocumentType
 	out.MRZ = v.Extracted.MRZ
-	out.Fields = map[string]string{}
-	b, err := json.Marshal(v.Extracted)
+	out.Fields = extractedFields(v.Extracted)
+}
+
+// extractedFields returns the canonical fields and the others of ex under one map.
+func extractedFields(ex *schemas.Extracted) map[string]string {
+	out := map[string]string{}
+	b, err := json.Marshal(ex)
 	if err != nil {
-		return
+		return out
 	}
 	var m map[string]any
 	if json.Unmarshal(b, &m) != nil {
-		return
+		return out
 	}
 	for k, val := range m {
 		if s, ok := val.(string); ok && k != "document_type" {
-			out.Fields[k] = s
+			out[k] = s
 		}
 	}
-	for k, val := range v.Extracted.Other {
-		out.Fields[k] = val
+	for k, val := range ex.Other {
+		out[k] = val
 	}
+	return out
 }
 
 // scoreFaces scores every pair of the split's bona fide photos (genuine: one identity;
-// impostor: two) with the embedding the facematch group uses, and every bona fide photo and
-// attack rendering with the liveness the liveness group uses. A liveness score is the
-// model's P(live), or 0 when a replay or print signal rejects the face whatever the model
-// says, so that "score ≥ threshold" is exactly the group's verdict.
+// impostor: two) with the embedding of their largest faces, as the facematch group does,
+// and every bona fide photo and attack rendering with the liveness the liveness group uses.
+// A liveness score is the model's P(live), or 0 when a replay or print signal rejects the
+// face whatever the model says or the picture holds several faces (the group's
+// multiple_faces), so that "score ≥ threshold" is the group's verdict.
 func scoreFaces(engine *face.Engine, c *evaluation.Corpus, split string) (evaluation.FaceScores, evaluation.LivenessScores, error) {
 	cfg := engine.Config()
 	fs := evaluation.FaceScores{Threshold: cfg.MatchThreshold}
@@ -512,20 +631,26 @@ func scoreFaces(engine *face.Engine, c *evaluation.Corpus, split string) (evalua
 			}
 			continue
 		}
-		l, err := engine.Liveness(img, found[0])
+		largest := found[0]
+		for _, x := range found[1:] {
+			if x.Box.Dx()*x.Box.Dy() > largest.Box.Dx()*largest.Box.Dy() {
+				largest = x
+			}
+		}
+		l, err := engine.Liveness(img, largest)
 		if err != nil {
 			return fs, ls, fmt.Errorf("face %s: %w", f.ID, err)
 		}
 		score := l.Score
-		if !l.Live && l.Score >= l.Threshold {
-			score = 0
+		if (!l.Live && l.Score >= l.Threshold) || len(found) > 1 {
+			score = 0 // a signal, or a second face, fails it whatever the model says
 		}
 		if f.Attack != "" {
 			ls.Attacks[f.Attack] = append(ls.Attacks[f.Attack], score)
 			continue
 		}
 		ls.BonaFide = append(ls.BonaFide, score)
-		vec, err := engine.Embed(img, found[0])
+		vec, err := engine.Embed(img, largest)
 		if err != nil {
 			return fs, ls, fmt.Errorf("face %s: %w", f.ID, err)
 		}
@@ -568,8 +693,8 @@ func writeReport(dir string, r evalResult, outcomes []evaluation.Outcome) error 
 	}
 	return errors.Join(
 		os.WriteFile(filepath.Join(dir, "report.txt"), txt.Bytes(), 0o644),
-		evaluation.WriteDET(filepath.Join(dir, "face-det.png"), r.Faces),
-		evaluation.WriteScoreHistogram(filepath.Join(dir, "liveness.png"), r.Liveness),
+		evaluation.WriteDET(filepath.Join(dir, "face-det.png"), r.FaceScores),
+		evaluation.WriteScoreHistogram(filepath.Join(dir, "liveness.png"), r.LivenessScores),
 	)
 }
 

@@ -18,7 +18,8 @@ import (
 // type per split from the independent renderer (internal/docgen), the face corpus and its
 // attack renderings, run through the whole pipeline over REST. It asserts that the pipeline
 // still reads documents and faces nobody tuned it on — not the accuracy figures themselves,
-// which `make eval` measures on a larger corpus: every session gets an answer from the gate,
+// which `make eval` measures on a larger corpus: every good capture gets an answer from the
+// gate (at once or, past the budget, in the session),
 // most are decided, the document types are recognised, most fields are read exactly, every
 // bad capture is sent back, no impostor or attack is verified — and that the report, the
 // outcomes and both plots are written.
@@ -36,7 +37,7 @@ func TestEvalSmallCorpus(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	log := slog.New(slog.DiscardHandler)
-	o := evalOptions{split: evaluation.HeldOut, modelsDir: faces.ModelsDir(), concurrency: 2, timeout: 2 * time.Minute}
+	o := evalOptions{split: evaluation.HeldOut, modelsDir: faces.ModelsDir(), concurrency: 2, timeout: 2 * time.Minute, budget: 5 * time.Second}
 	res, outcomes, err := evaluate(ctx, c, o, io.Discard, log)
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +55,11 @@ func TestEvalSmallCorpus(t *testing.T) {
 		}
 		if o.Session.Kind != evaluation.Genuine && o.Status == "verified" {
 			t.Errorf("%s session %s was verified", o.Session.Kind, o.Session.ID)
+		}
+		for _, g := range o.Gate {
+			if g.Status != "accepted" && g.Status != "retake" && !(g.Status == "pending" && g.Expect != evaluation.ExpectGood) {
+				t.Errorf("session %s, step %s: the gate answered %s %s", o.Session.ID, g.Step, g.Status, g.Detail)
+			}
 		}
 	}
 	if res.Sessions != len(outcomes) || res.Sessions < 5 {

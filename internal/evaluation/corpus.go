@@ -37,6 +37,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,8 +56,12 @@ const (
 	Attack   = "attack"
 )
 
-// ExpectGood is the expected gate answer of a good capture.
-const ExpectGood = "good"
+// Expected gate answers beside a reason code: a good capture, and a presentation attack
+// (judged by liveness, not by the gate).
+const (
+	ExpectGood   = "good"
+	ExpectAttack = "attack"
+)
 
 // CorpusFile is the name of the label file in a corpus directory.
 const CorpusFile = "corpus.json"
@@ -144,8 +149,8 @@ func (c *Corpus) Save() error {
 }
 
 // Validate checks that ids are unique, splits known, every reference resolves, every image
-// path stays inside the corpus directory and a session's parts share its split. It returns
-// every problem found, joined.
+// path stays inside the corpus directory, a session's parts share its split and no identity
+// is in both halves. It returns every problem found, joined.
 func (c *Corpus) Validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("evaluation: "+format, a...)) }
@@ -191,12 +196,24 @@ func (c *Corpus) Validate() error {
 		}
 	}
 	faces := map[string]Face{}
+	identitySplit := map[string]string{}
 	for _, f := range c.Faces {
 		seen("face", f.ID, f.Split)
 		faces[f.ID] = f
 		path(f.ID, f.Image)
 		if f.Identity == "" {
 			bad("face %q has no identity", f.ID)
+		}
+		if s, ok := identitySplit[f.Identity]; ok && s != f.Split {
+			bad("identity %q is in both halves", f.Identity)
+		}
+		identitySplit[f.Identity] = f.Split
+	}
+	for _, f := range c.Faces {
+		if f.AttackOf != "" {
+			if src, ok := faces[f.AttackOf]; !ok || src.Attack != "" {
+				bad("face %q: attack_of %q is not a bona fide face", f.ID, f.AttackOf)
+			}
 		}
 	}
 	for _, s := range c.Sessions {
@@ -220,8 +237,10 @@ func (c *Corpus) Validate() error {
 			bad("session %q: kind %q", s.ID, s.Kind)
 		}
 		for step, id := range s.Retakes {
-			if _, ok := caps[id]; !ok {
+			if x, ok := caps[id]; !ok {
 				bad("session %q: step %s: no capture %q", s.ID, step, id)
+			} else if x.Split != s.Split {
+				bad("session %q mixes splits with capture %q", s.ID, id)
 			}
 		}
 	}
@@ -258,11 +277,23 @@ func (c *Corpus) Capture(id string) (Capture, bool) {
 	return Capture{}, false
 }
 
-// Read returns the bytes of the image at path p (relative to the corpus directory).
+// Read returns the bytes of the image at path p, relative to the corpus directory; a path
+// that leaves the directory (through "..", an absolute path or a symbolic link) is an error.
 func (c *Corpus) Read(p string) ([]byte, error) {
-	b, err := os.ReadFile(filepath.Join(c.Dir, filepath.Clean(p)))
+	f, err := os.OpenInRoot(c.Dir, p)
 	if err != nil {
 		return nil, fmt.Errorf("evaluation: image: %w", err)
 	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxImageBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("evaluation: image %s: %w", p, err)
+	}
+	if len(b) > maxImageBytes {
+		return nil, fmt.Errorf("evaluation: image %s is larger than %d bytes", p, maxImageBytes)
+	}
 	return b, nil
 }
+
+// maxImageBytes bounds one corpus image (the API takes 10 MiB per image).
+const maxImageBytes = 10 << 20

@@ -106,11 +106,12 @@ func DET(positives, negatives []float64) []DETPoint {
 }
 
 // RejectAtAccept returns the smallest false-reject rate of a threshold whose false-accept
-// rate is at most target, and that threshold. ok is false when the negatives are too few to
-// resolve target (fewer than 1/target of them) or either list is empty: a figure at FMR
-// 0.1 % needs at least 1000 impostor pairs.
+// rate is at most target, and that threshold. ok is false when either list is empty or the
+// negatives are too few to support target by the rule of three (fewer than 3/target: with
+// none of N negatives accepted, the 95 % upper bound of the rate is about 3/N), so a figure
+// at FMR 0.1 % needs at least 3000 impostor pairs.
 func RejectAtAccept(positives, negatives []float64, target float64) (falseReject, threshold float64, ok bool) {
-	if len(positives) == 0 || len(negatives) == 0 || float64(len(negatives))*target < 1-1e-9 {
+	if len(positives) == 0 || len(negatives) == 0 || float64(len(negatives))*target < 3-1e-9 {
 		return math.NaN(), math.NaN(), false
 	}
 	falseReject, threshold = math.Inf(1), math.NaN()

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,10 +16,14 @@ import (
 
 // GateAnswer is the quality gate's answer to one upload.
 type GateAnswer struct {
+	Step    string   `json:"step"`
 	Kind    string   `json:"kind"`   // document | selfie
-	Expect  string   `json:"expect"` // ExpectGood or a reason code
-	Status  string   `json:"status"` // accepted | retake | pending | error
+	Expect  string   `json:"expect"` // ExpectGood, ExpectAttack or a reason code
+	Status  string   `json:"status"` // accepted | retake | pending | error (an HTTP error: Detail)
 	Reasons []string `json:"reasons,omitempty"`
+	Millis  float64  `json:"ms"`               // how long the step request took
+	Late    bool     `json:"late,omitempty"`   // answered pending, Status resolved later from the session
+	Detail  string   `json:"detail,omitempty"` // HTTP status and problem code of an error
 }
 
 // Check is one check of a session as Data Get reports it.
@@ -77,9 +82,12 @@ type Report struct {
 	Generated time.Time `json:"generated"`
 	Sessions  int       `json:"sessions"`
 
-	GoodRejected map[string]*Rate `json:"gate_good_rejected"` // by capture kind: good captures sent back
+	GoodRejected map[string]*Rate `json:"gate_good_rejected"` // by capture kind: good captures sent back (genuine sessions)
 	BadCaught    map[string]*Rate `json:"gate_bad_caught"`    // by expected reason: bad captures sent back
 	BadReason    map[string]*Rate `json:"gate_bad_reason"`    // by expected reason: sent back with that reason
+	Unanswered   Rate             `json:"gate_unanswered"`    // uploads answered neither accepted nor retake
+	GateMillis   [2]Number        `json:"gate_ms_p50_p99"`    // step request time of good captures
+	Errors       int              `json:"errors"`             // sessions that could not be run to their end
 
 	DocumentType map[string]*Rate            `json:"document_type"` // by true type
 	Fields       map[string]map[string]*Rate `json:"fields"`        // type → field → exact matches
@@ -119,8 +127,9 @@ type LivenessFigures struct {
 }
 
 // Summarize computes the report of split from the sessions' outcomes and the score lists.
-// A document's type, fields and MRZ are scored once, on its first session in outcomes (its
-// impostor and attack sessions send the same pictures again).
+// A document's type, fields and MRZ are scored once, on its first session in outcomes that
+// ran to its end (its impostor and attack sessions send the same pictures again); good
+// captures are counted in genuine sessions only, for the same reason.
 //
 // baseline holds, per document id, the fields the Baseline reader found on its pictures; the
 // report scores them beside idstream's own on the same documents.
@@ -138,18 +147,31 @@ func Summarize(c *Corpus, split string, outcomes []Outcome, baseline map[string]
 		return m[k]
 	}
 	read := map[string]bool{} // documents scored
+	var millis []float64
 	for _, o := range outcomes {
 		if o.Session.Split != split {
 			continue
 		}
 		r.Sessions++
+		if o.Err != "" {
+			r.Errors++
+		}
 		for _, g := range o.Gate {
-			if g.Status == "pending" || g.Status == "error" {
-				continue // no answer in time: counted in neither direction
+			answered := g.Status == "accepted" || g.Status == "retake"
+			r.Unanswered.Add(!answered)
+			if !answered || g.Expect == ExpectAttack {
+				continue // attacks are judged by liveness; unanswered uploads are counted above
 			}
 			retake := g.Status == "retake"
 			if g.Expect == ExpectGood {
-				rate(r.GoodRejected, g.Kind).Add(retake)
+				// A document's pictures and a person's selfie come back in its impostor and
+				// attack sessions: each good picture counts once, in its genuine session.
+				if o.Session.Kind == Genuine {
+					rate(r.GoodRejected, g.Kind).Add(retake)
+					if !g.Late {
+						millis = append(millis, g.Millis)
+					}
+				}
 				continue
 			}
 			rate(r.BadCaught, g.Expect).Add(retake)
@@ -160,8 +182,8 @@ func Summarize(c *Corpus, split string, outcomes []Outcome, baseline map[string]
 			continue
 		}
 		r.endToEnd(doc, o)
-		if read[doc.ID] {
-			continue
+		if read[doc.ID] || o.Err != "" {
+			continue // scored once, on its first session that ran to its end
 		}
 		read[doc.ID] = true
 		rate(r.DocumentType, doc.Type).Add(o.ExtractedType == doc.Type)
@@ -185,6 +207,7 @@ func Summarize(c *Corpus, split string, outcomes []Outcome, baseline map[string]
 			rate(r.MRZ, doc.Type).Add(mrzExact(doc.MRZ, o.MRZ))
 		}
 	}
+	r.GateMillis = [2]Number{Number(percentile(millis, 0.5)), Number(percentile(millis, 0.99))}
 	r.Face = faceFigures(faces)
 	r.Liveness = livenessFigures(live)
 	return r
@@ -293,7 +316,9 @@ func (r Report) Targets() []Target {
 	}
 	add("ahead of the baseline on every field", "behind on "+fmt.Sprint(len(behind))+" "+strings.Join(behind, " "), len(behind) == 0)
 	add("face FNMR ≤ 1 % at FMR 0.1 %", fmtPct(float64(r.Face.FNMRAt01)), !math.IsNaN(float64(r.Face.FNMRAt01)) && r.Face.FNMRAt01 <= 0.01)
-	add("liveness BPCER ≤ 5 % at APCER ≤ 5 %", fmtPct(float64(r.Liveness.BPCERAt5)), !math.IsNaN(float64(r.Liveness.BPCERAt5)) && r.Liveness.BPCERAt5 <= 0.05)
+	l := r.Liveness
+	add("liveness BPCER ≤ 5 % at APCER ≤ 5 % (configured threshold)", "BPCER "+fmtPct(float64(l.BPCER))+", APCER "+fmtPct(float64(l.APCER)),
+		l.BonaFide > 0 && l.Attacks > 0 && l.BPCER <= 0.05 && l.APCER <= 0.05)
 	add("genuine verified ≥ 95 %", r.GenuineVerified.String(), r.GenuineVerified.Total > 0 && r.GenuineVerified.Value() >= 0.95)
 	add("impostors verified 0", r.ImpostorsVerified.String(), r.ImpostorsVerified.Total > 0 && r.ImpostorsVerified.Hits == 0)
 	return out
@@ -313,7 +338,7 @@ func (r Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	p := func(format string, a ...any) { fmt.Fprintf(tw, format, a...) }
 	p("idstream eval — split %s, %d sessions\n\n", r.Split, r.Sessions)
-	p("quality gate\t\n")
+	p("quality gate (answer p50 / p99 %s / %s ms; uploads unanswered %s)\t\n", fmtNum(r.GateMillis[0]), fmtNum(r.GateMillis[1]), r.Unanswered.String())
 	for _, k := range slices.Sorted(maps.Keys(r.GoodRejected)) {
 		p("  good %s captures sent back\t%s\n", k, r.GoodRejected[k])
 	}
@@ -339,19 +364,20 @@ func (r Report) WriteText(w io.Writer) error {
 	p("\nface match (%d genuine, %d impostor pairs)\t\n", f.Pairs[0], f.Pairs[1])
 	p("  at threshold %.3f\tFNMR %s\tFMR %s\n", f.Threshold, fmtPct(float64(f.FNMR)), fmtPct(float64(f.FMR)))
 	p("  FNMR at FMR 1 %% / 0.1 %%\t%s / %s\t(— : too few impostor pairs to resolve)\n", fmtPct(float64(f.FNMRAt1)), fmtPct(float64(f.FNMRAt01)))
-	p("  lowest genuine / highest impostor\t%.3f / %.3f\n", f.GenuineMin, f.ImpostorMax)
+	p("  lowest genuine / highest impostor\t%s / %s\n", fmtNum(f.GenuineMin), fmtNum(f.ImpostorMax))
 	l := r.Liveness
 	p("\nliveness (%d bona fide, %d attacks)\t\n", l.BonaFide, l.Attacks)
 	p("  at threshold %.3f\tBPCER %s\tAPCER %s\n", l.Threshold, fmtPct(float64(l.BPCER)), fmtPct(float64(l.APCER)))
 	for _, k := range slices.Sorted(maps.Keys(l.APCERBy)) {
 		p("    APCER %s\t%s\n", k, fmtPct(float64(l.APCERBy[k])))
 	}
-	p("  BPCER at APCER 5 %%\t%s\n", fmtPct(float64(l.BPCERAt5)))
+	p("  BPCER at APCER 5 %% (threshold picked on this split: for information)\t%s\n", fmtPct(float64(l.BPCERAt5)))
 	p("\nend to end\t\n")
 	p("  genuine people verified\t%s\t(9-digit cards excluded: expired by law)\n", r.GenuineVerified.String())
 	p("  impostors verified\t%s\n", r.ImpostorsVerified.String())
 	p("  attacks verified\t%s\n", r.AttacksVerified.String())
 	p("  sessions not decided\t%s\n", r.NotDecided.String())
+	p("  sessions that failed to run\t%d\n", r.Errors)
 	p("\ntargets\t\n")
 	for _, t := range r.Targets() {
 		mark := "MISSED"
@@ -361,4 +387,23 @@ func (r Report) WriteText(w io.Writer) error {
 		p("  %s\t%s\t%s\n", t.Name, t.Figure, mark)
 	}
 	return tw.Flush()
+}
+
+// percentile returns the q-quantile (nearest rank) of v, NaN when empty.
+func percentile(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[min(max(i, 0), len(s)-1)]
+}
+
+// fmtNum writes a figure with three decimals, "—" when undefined.
+func fmtNum(n Number) string {
+	if math.IsNaN(float64(n)) {
+		return "—"
+	}
+	return strconv.FormatFloat(float64(n), 'f', 3, 64)
 }
