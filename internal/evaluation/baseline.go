@@ -56,22 +56,28 @@ func (b *Baseline) Read(image []byte) (map[string]string, error) {
 	return baselineFields(text), nil
 }
 
-// baselineLabels are the printed labels of each field, folded (upper case, no diacritics).
-var baselineLabels = []struct {
+// baselineLabels returns the printed labels of each field, folded (upper case, no
+// diacritics).
+func baselineLabels() []struct {
 	field  string
 	labels []string
-}{
-	{"id_number", []string{"SO DINH DANH", "SO / NO", "SO/NO", "SO:", "PERSONAL NO", "SO CMND"}},
-	{"full_name", []string{"HO VA TEN", "HO, CHU DEM VA TEN", "HO TEN", "FULL NAME", "NAME"}},
-	{"date_of_birth", []string{"NGAY SINH", "NGAY, THANG, NAM SINH", "SINH NGAY", "DATE OF BIRTH"}},
-	{"sex", []string{"GIOI TINH", "SEX"}},
-	{"nationality", []string{"QUOC TICH", "NATIONALITY"}},
-	{"place_of_origin", []string{"QUE QUAN", "NGUYEN QUAN", "PLACE OF ORIGIN"}},
-	{"place_of_birth", []string{"NOI SINH", "PLACE OF BIRTH"}},
-	{"place_of_residence", []string{"NOI THUONG TRU", "NOI CU TRU", "NOI DKHK THUONG TRU", "PLACE OF RESIDENCE"}},
-	{"expiry_date", []string{"CO GIA TRI DEN", "DATE OF EXPIRY", "NGAY HET HAN"}},
-	{"issue_date", []string{"NGAY, THANG, NAM", "NGAY CAP", "DATE OF ISSUE", "DATE, MONTH, YEAR"}},
-	{"passport_number", []string{"SO HO CHIEU", "PASSPORT NO"}},
+} {
+	return []struct {
+		field  string
+		labels []string
+	}{
+		{"id_number", []string{"SO DINH DANH", "SO / NO", "SO/NO", "SO:", "PERSONAL NO", "SO CMND"}},
+		{"full_name", []string{"HO VA TEN", "HO, CHU DEM VA TEN", "HO TEN", "FULL NAME", "NAME"}},
+		{"date_of_birth", []string{"NGAY SINH", "NGAY, THANG, NAM SINH", "SINH NGAY", "DATE OF BIRTH"}},
+		{"sex", []string{"GIOI TINH", "SEX"}},
+		{"nationality", []string{"QUOC TICH", "NATIONALITY"}},
+		{"place_of_origin", []string{"QUE QUAN", "NGUYEN QUAN", "PLACE OF ORIGIN"}},
+		{"place_of_birth", []string{"NOI SINH", "PLACE OF BIRTH"}},
+		{"place_of_residence", []string{"NOI THUONG TRU", "NOI CU TRU", "NOI DKHK THUONG TRU", "PLACE OF RESIDENCE"}},
+		{"expiry_date", []string{"CO GIA TRI DEN", "DATE OF EXPIRY", "NGAY HET HAN"}},
+		{"issue_date", []string{"NGAY, THANG, NAM", "NGAY CAP", "DATE OF ISSUE", "DATE, MONTH, YEAR"}},
+		{"passport_number", []string{"SO HO CHIEU", "PASSPORT NO"}},
+	}
 }
 
 var (
@@ -90,7 +96,7 @@ func baselineFields(text string) map[string]string {
 		}
 	}
 	out := map[string]string{}
-	for _, f := range baselineLabels {
+	for _, f := range baselineLabels() {
 		for i, l := range lines {
 			folded := baselineFold(l)
 			at := -1

@@ -39,8 +39,8 @@ type AttackFunc func(img image.Image, box image.Rectangle, kind string, seed uin
 type BuildOptions struct {
 	Dir         string    // where corpus.json and the images are written (created)
 	PerType     int       // documents per document type and split
-	Seed        uint64    // the whole corpus is a function of the seed and the photos
-	Reference   time.Time // "today" of the corpus: people's ages and documents' validity
+	Seed        uint64    // with Reference, Splits and the photos, the corpus is a function of the seed
+	Reference   time.Time // "today" of the corpus: people's ages and documents' validity (the documents must be valid when evaluated)
 	Renderer    *docgen.Renderer
 	Faces       []FacePhoto // real photographs, split by identity
 	Attack      AttackFunc  // nil: no attack sessions
@@ -48,12 +48,9 @@ type BuildOptions struct {
 	Splits      []string // the halves to build; empty: both
 }
 
-// Document reasons Build cycles through for the bad captures sent before a good document
-// side, and selfie reasons for the bad selfies.
-var (
-	documentBadReasons = []string{docgen.ReasonBlurry, docgen.ReasonGlare, docgen.ReasonNotFramed, docgen.ReasonNoDocument, docgen.ReasonTooDark}
-	selfieBadReasons   = []string{"no_face", "multiple_faces", "blurry"}
-)
+// selfieBadReasons are the reasons Build cycles through for the bad selfies; the bad
+// document captures cycle through docgen.BadReasons.
+func selfieBadReasons() []string { return []string{"no_face", "multiple_faces", "blurry"} }
 
 // Build writes a corpus into o.Dir: for each split and document type, PerType documents of
 // fictional people (internal/docgen's templates of that split) photographed like a phone
@@ -226,7 +223,8 @@ func (b *builder) sessions(split string, d Document, doc docgen.Document, who *i
 		m := map[string]string{}
 		steps := slices.Sorted(maps.Keys(doc.Sides))
 		step := steps[i%len(steps)]
-		reason := documentBadReasons[i%len(documentBadReasons)]
+		reasons := docgen.BadReasons()
+		reason := reasons[i%len(reasons)]
 		bad, err := docgen.BadCapture(doc.Sides[step], reason, doc.Split, b.r)
 		if err != nil {
 			return nil, err
@@ -237,7 +235,8 @@ func (b *builder) sessions(split string, d Document, doc docgen.Document, who *i
 		}
 		m[step] = id
 		if withSelfie && who != nil && i%2 == 0 {
-			reason := selfieBadReasons[(i/2)%len(selfieBadReasons)]
+			reasons := selfieBadReasons()
+			reason := reasons[(i/2)%len(reasons)]
 			img, err := b.badSelfie(reason, who, pairs, doc.Split)
 			if err != nil {
 				return nil, err
@@ -263,17 +262,14 @@ func (b *builder) sessions(split string, d Document, doc docgen.Document, who *i
 		return add(Genuine, "")
 	}
 	if who == nil {
-		return nil // no face to match: the document is read in the impostor-free sessions of others
+		return nil // the split has no person with two photos: no session, the document is not scored
 	}
 	selfie := faceIDs[who.photos[1].ID]
 	if err := add(Genuine, selfie); err != nil {
 		return err
 	}
 	if i%3 == 0 && len(pairs) > 1 {
-		other := pairs[(i+1+b.r.IntN(len(pairs)-1))%len(pairs)]
-		if other == who {
-			other = pairs[(slices.Index(pairs, who)+1)%len(pairs)]
-		}
+		other := pairs[(i+1+b.r.IntN(len(pairs)-1))%len(pairs)] // never who: 1..n-1 places on
 		if err := add(Impostor, faceIDs[other.photos[len(other.photos)-1].ID]); err != nil {
 			return err
 		}
