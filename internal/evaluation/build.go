@@ -125,11 +125,24 @@ func (b *builder) split(split string) error {
 		}
 		id.photos = append(id.photos, f)
 	}
+	// A person's second photo is their selfie and the first goes on their document: the
+	// selfie must be one a person could take (the whole face inside the picture), so such a
+	// photo is moved to second place; a person with none has no genuine session.
 	var pairs []*identity
 	for _, p := range people {
-		if len(p.photos) >= 2 {
-			pairs = append(pairs, p)
+		if len(p.photos) < 2 {
+			continue
 		}
+		i := slices.IndexFunc(p.photos[1:], selfieLike)
+		if i < 0 && selfieLike(p.photos[0]) {
+			p.photos[0], p.photos[1] = p.photos[1], p.photos[0]
+			i = 0
+		}
+		if i < 0 {
+			continue
+		}
+		p.photos[1], p.photos[1+i] = p.photos[1+i], p.photos[1]
+		pairs = append(pairs, p)
 	}
 	// Every bona fide photo of the split goes into the corpus (face match and liveness
 	// curves score them all).
@@ -300,6 +313,18 @@ func (b *builder) badSelfie(reason string, who *identity, pairs []*identity, spl
 	default: // blurry
 		return blur(src), nil
 	}
+}
+
+// selfieLike reports whether a photo can stand for a selfie: its face box lies inside the
+// picture with a margin of 3 % of its size on every side (a close crop that cuts the head
+// is a capture the gate rightly sends back: "move back").
+func selfieLike(f FacePhoto) bool {
+	b, box := f.Image.Bounds(), f.FaceBox
+	if box.Empty() {
+		return false
+	}
+	mx, my := b.Dx()*3/100, b.Dy()*3/100
+	return box.Min.X-b.Min.X >= mx && box.Min.Y-b.Min.Y >= my && b.Max.X-box.Max.X >= mx && b.Max.Y-box.Max.Y >= my
 }
 
 // sideBySide puts two portraits next to each other at the same height.
