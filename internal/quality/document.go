@@ -29,6 +29,18 @@ const (
 	// minEndSupport is the share of each end of a side (the fifth of it next to a corner,
 	// inside the frame) that must lie on edges: the document's corners are seen.
 	minEndSupport = 0.5
+	// minBorderGap is how far (share of the search plane's shorter dimension, about 1 %) a
+	// whole document's corners must lie inside the frame to be inside it: a card cut by the
+	// frame's edge can show a printed line just inside that edge as its fourth side
+	// (TestDocumentFramingAccuracy's cut/*/edge2 cases put corners 0.5–1.3 px from it),
+	// while a framed capture keeps a margin (docgen's 3 % of the width, the framing set's 4 %).
+	minBorderGap = 1.0 / 90
+	// minCroppedInnerArea is the least share of a picture of a document's own shape that a
+	// quadrilateral found inside it must cover to be the document: the largest box printed
+	// on a card, its photo, covers 0.09–0.11 of a picture cropped to the card
+	// (TestCroppedDocumentPasses), so a smaller find there is the card's print and the
+	// picture is the cropped document. 0.2 was MinDocumentArea before it was lowered.
+	minCroppedInnerArea = 0.2
 	// searchWidth is the largest width the search runs at: the working plane is halved until
 	// it is no wider.
 	searchWidth = 400
@@ -36,6 +48,13 @@ const (
 	// that are edges in the search's first and second pass.
 	strongGradient = 24
 	minGradient    = 6
+	// faintGradient is the smallest luma step per pixel that is an edge in the third pass,
+	// and faintWeight the edge strength that is one full vote there (32 in the first two):
+	// a light card on a light table (docgen's calibration tables) steps 10–15 levels at its
+	// unshadowed sides, which the second pass's lines, voted by weight over 32, did not
+	// reach. The third pass runs only when the first two found no framed document.
+	faintGradient = 4
+	faintWeight   = 8
 	// maxLines is how many of the strongest straight lines are combined into quadrilaterals.
 	maxLines = 48
 )
@@ -75,7 +94,9 @@ type quadCand struct {
 //   - docCropped when the picture's own aspect is a document's (within cropTolerance, either
 //     orientation) and no large enough document lies inside it: the capture was cropped to
 //     the document (as SDKs do), whose sides are then the frame's;
-//   - docFramed when a document lies wholly inside the frame and covers at least minArea of it;
+//   - docFramed when a document lies wholly inside the frame (minBorderGap) and covers at
+//     least minArea of it (minCroppedInnerArea in a picture of a document's shape), its four
+//     sides seen or one of them inferred from the other three (inferQuad);
 //   - docCutOff when a document quadrilateral has a corner outside the frame, or when two or
 //     three straight sides of a document-sized region meet the frame's border;
 //   - docTooFar when the only whole document covers less than minArea;
@@ -94,14 +115,25 @@ func locateDocument(p plane, w, h int, minArea float64) docFinding {
 		return out
 	}
 
-	// Two passes: strong edges first, so that a striped or busy surface cannot crowd the
+	if isDocumentAspect(float64(w) / float64(h)) {
+		minArea = max(minArea, minCroppedInnerArea)
+	}
+	// Three passes: strong edges first, so that a striped or busy surface cannot crowd the
 	// document's sides out of the strongest lines; then every edge, for a document on a
-	// surface of nearly its own brightness.
-	var full, partial *quadCand
-	for _, grad := range []float32{strongGradient, minGradient} {
-		f, pc := searchQuads(q, grad)
+	// surface of nearly its own brightness; then faint edges voting in full (faintGradient).
+	// In each, a whole quadrilateral of four seen sides first, then one with a side inferred
+	// from three seen ones (inferQuad).
+	var full, partial, inferred *quadCand
+	for _, pass := range [][2]float32{{strongGradient, maxEdgeWeight}, {minGradient, maxEdgeWeight}, {faintGradient, faintWeight}} {
+		f, pc, inf := searchQuads(q, pass[0], pass[1], minArea)
 		if f != nil && f.inside && f.area >= minArea {
 			return docFinding{verdict: docFramed, quad: toImage(f.corners), area: f.area}
+		}
+		if inf != nil && inf.area >= minArea {
+			return docFinding{verdict: docFramed, quad: toImage(inf.corners), area: inf.area}
+		}
+		if inferred == nil {
+			inferred = inf
 		}
 		if full == nil || (f != nil && f.inside && !full.inside) {
 			full = f
@@ -121,6 +153,8 @@ func locateDocument(p plane, w, h int, minArea float64) docFinding {
 		return docFinding{verdict: docCutOff, quad: toImage(partial.corners), area: partial.area}
 	case full != nil:
 		return docFinding{verdict: docTooFar, quad: toImage(full.corners), area: full.area}
+	case inferred != nil:
+		return docFinding{verdict: docTooFar, quad: toImage(inferred.corners), area: inferred.area}
 	}
 	return docFinding{verdict: docNone}
 }
@@ -143,8 +177,8 @@ func isDocumentAspect(r float64) bool {
 // (all four sides seen; preferring one wholly inside the frame, then the largest and best
 // supported) and the best cut-off one (one or two sides on the frame's border), each nil
 // when there is none.
-func searchQuads(q plane, minGrad float32) (full, partial *quadCand) {
-	e := findEdges(q, minGrad)
+func searchQuads(q plane, minGrad, fullWeight float32, minArea float64) (full, partial, inferred *quadCand) {
+	e := findEdges(q, minGrad, fullWeight)
 	minDim := float64(min(q.w, q.h))
 	lines := houghLines(e, max(8, int(minDim/24)), maxLines)
 	for i := range lines {
@@ -204,10 +238,13 @@ func searchQuads(q plane, minGrad float32) (full, partial *quadCand) {
 			}
 		}
 	}
-	if bestInside != nil {
-		return bestInside, partial
+	if bestInside == nil || bestInside.area < minArea {
+		inferred = inferQuad(lines, q.w, q.h, minDim, frame)
 	}
-	return bestOutside, partial
+	if bestInside != nil {
+		return bestInside, partial, inferred
+	}
+	return bestOutside, partial, inferred
 }
 
 // quadCorners returns the corners of the quadrilateral whose side k lies on sides[k]
@@ -311,7 +348,7 @@ func judgeQuad(c [4][2]float64, sides [4]*line, minDim, frame, fw, fh float64) (
 	var hs [4][3]sideHits
 	var totBright, totDark int
 	for k, l := range sides {
-		if l.border {
+		if l.border || l.inferred {
 			continue
 		}
 		a, b := c[k], c[(k+1)%4]
@@ -332,7 +369,15 @@ func judgeQuad(c [4][2]float64, sides [4]*line, minDim, frame, fw, fh float64) (
 		totBright += hs[k][0].brighter
 		totDark += hs[k][0].darker
 	}
+	// A quadrilateral with an inferred side is one whose fourth side was too faint to see:
+	// a light card on a light table, where the sides the card's shadow falls on show the
+	// shadow's outer edge (darker inwards) and the others the card (brighter inwards). Each
+	// of its seen sides must be on edges of one polarity, its own.
+	inferred := sides[0].inferred || sides[1].inferred || sides[2].inferred || sides[3].inferred
 	share := func(h sideHits) float64 {
+		if inferred {
+			return float64(max(h.brighter, h.darker)) / float64(h.in)
+		}
 		if totDark > totBright {
 			return float64(h.darker) / float64(h.in)
 		}
@@ -341,7 +386,7 @@ func judgeQuad(c [4][2]float64, sides [4]*line, minDim, frame, fw, fh float64) (
 	var supSum float64
 	seen := 0
 	for k, l := range sides {
-		if l.border {
+		if l.border || l.inferred {
 			continue
 		}
 		sup := share(hs[k][0])
@@ -359,8 +404,9 @@ func judgeQuad(c [4][2]float64, sides [4]*line, minDim, frame, fw, fh float64) (
 		seen++
 	}
 	inside := true
+	gap := minDim * minBorderGap
 	for _, p := range c {
-		if p[0] < -1 || p[1] < -1 || p[0] > fw+1 || p[1] > fh+1 {
+		if p[0] < gap || p[1] < gap || p[0] > fw-gap || p[1] > fh-gap {
 			inside = false
 		}
 	}

@@ -12,6 +12,7 @@ type edgeMap struct {
 	dir    []uint8
 	weight []uint8
 	rising []bool
+	full   float32 // the weight that is one full vote in houghLines
 }
 
 // maxEdgeWeight caps an edge's weight: a document's outline against most surfaces is at
@@ -69,9 +70,9 @@ func smooth(p plane) plane {
 // findEdges returns the edges of p: pixels whose Sobel gradient (in luma levels per pixel)
 // is at least minGrad and is a local maximum across the edge (non-maximum suppression along
 // the gradient, quantised to four directions). The one-pixel border is never an edge.
-func findEdges(p plane, minGrad float32) edgeMap {
+func findEdges(p plane, minGrad, full float32) edgeMap {
 	w, h := p.w, p.h
-	e := edgeMap{w: w, h: h, dir: make([]uint8, w*h), weight: make([]uint8, w*h), rising: make([]bool, w*h)}
+	e := edgeMap{w: w, h: h, full: full, dir: make([]uint8, w*h), weight: make([]uint8, w*h), rising: make([]bool, w*h)}
 	if w < 3 || h < 3 {
 		return e
 	}
@@ -120,7 +121,7 @@ func findEdges(p plane, minGrad float32) edgeMap {
 			e.rising[i] = o >= 0 && o < 180
 			o = ((o % 180) + 180) % 180
 			e.dir[i] = uint8(o + 1)
-			e.weight[i] = uint8(min(m, maxEdgeWeight))
+			e.weight[i] = uint8(min(m, full))
 		}
 	}
 	return e

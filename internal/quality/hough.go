@@ -15,6 +15,9 @@ type line struct {
 	rho    float64
 	votes  float32
 	border bool
+	// inferred marks a side that was not seen: placed where two parallel seen sides end
+	// (see inferQuad); it has no edge profile and is not judged for support.
+	inferred bool
 	// rise and fall are prefix sums of edge hits along the line, sampled every pixel from
 	// t0: rise[k] counts the samples t0, …, t0+k-1 near an edge whose luma grows along the
 	// normal (cos θ, sin θ), fall those near one whose luma falls; t is the position along the
@@ -142,7 +145,7 @@ func houghLines(e edgeMap, minVotes, maxLines int) []line {
 				continue
 			}
 			o := int(d) - 1
-			vote := float32(e.weight[y*e.w+x]) / maxEdgeWeight
+			vote := float32(e.weight[y*e.w+x]) / e.full
 			for k := -2; k <= 2; k++ {
 				t := (o + k + 180) % 180
 				r := int(math.Round(float64(x)*cosT[t]+float64(y)*sinT[t])) + diag

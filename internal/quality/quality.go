@@ -109,8 +109,14 @@ type Thresholds struct {
 	MinHeight int
 	// MinDocumentArea is the smallest share of the frame a document's quadrilateral must
 	// cover; smaller (too far) → "not_framed". 0 turns the document framing check off.
-	// 0.2: the card spans about half the width of a 4:3 frame (at 1600×1200, about 800 px,
-	// its labels about 13 px high); farther, OCR starts to lose the small print.
+	// 0.09, from the text height OCR needs: a card's smallest print (its field labels) is
+	// about 1.6 % of the card's width (13 px on an 800 px card). At 0.09 an ID-1 card spans
+	// 33 % of a 4:3 frame's width (0.33² / 1.586 / 0.75 ≈ 0.092): about 530 px on a
+	// 1600×1200 capture, labels about 8.5 px high, the least OCR reads (MinWidth's 8 px).
+	// A passport page of the same width covers more. docgen's good captures put the card at
+	// 35–80 % of the width (area 0.10 and up), and the old 0.2 (half the width) sent 35–48 %
+	// captures back; the framing set's too-far captures (18–25 % of the width, area ≤ 0.05)
+	// stay caught (TestDocumentFramingAccuracy).
 	MinDocumentArea float64
 	// MaxFaceGlare is the largest share of a selfie's face box that specular highlights may
 	// cover; more → "glare". The background of a selfie is never judged for glare: a white
@@ -151,7 +157,7 @@ func DefaultThresholds() Thresholds {
 		MinWashedOutInk:   128,
 		MinWidth:          640,
 		MinHeight:         480,
-		MinDocumentArea:   0.2,
+		MinDocumentArea:   0.09,
 		MaxFaceGlare:      0.05,
 		MaxFaceSaturated:  0.25,
 		MinFaceBrightness: 50,

@@ -1,0 +1,176 @@
+package quality
+
+import "math"
+
+// A document side can be missing from the detected lines: a light card on a light,
+// low-contrast table shows the sides its shadow falls on and barely the others. When no
+// whole quadrilateral is found, the search infers one missing side (inferQuad) from three
+// seen ones: two parallel sides and the one across their ends; the fourth joins the two far
+// ends where the parallel sides' edges stop.
+const (
+	// runGap is the longest gap (share of the search plane's shorter dimension) within one
+	// run of edge hits along a line: a side's edge broken by noise, print touching it or a
+	// bit of glare is one run, while a table line running on past the corner leaves it.
+	runGap = 1.0 / 12
+	// inferMargin is how far (share of the shorter dimension) an inferred corner must lie
+	// inside the frame: a side that ends at the frame's border was cut, not seen to end.
+	// docgen's good captures keep a margin of 3 % of the width (4 % of the height).
+	inferMargin = 1.0 / 40
+	// maxInferSkew is the largest angle in degrees between the inferred side and the seen
+	// side opposite it: about the skew minOppositeRatio's 35° of tilt gives, with the
+	// detector's error.
+	maxInferSkew = 15
+)
+
+// run is a stretch of a line, positions lo..hi along it, on edges with gaps under runGap.
+type run struct{ lo, hi float64 }
+
+// runs returns l's runs of edge hits (of either polarity) at least minLen long.
+func (l *line) runs(gap, minLen float64) []run {
+	var out []run
+	start, last := -1, -1
+	for k := 0; k+1 < len(l.rise); k++ {
+		if l.rise[k+1] == l.rise[k] && l.fall[k+1] == l.fall[k] {
+			continue
+		}
+		if start >= 0 && float64(k-last) > gap {
+			if float64(last-start) >= minLen {
+				out = append(out, run{l.t0 + float64(start), l.t0 + float64(last)})
+			}
+			start = -1
+		}
+		if start < 0 {
+			start = k
+		}
+		last = k
+	}
+	if start >= 0 && float64(last-start) >= minLen {
+		out = append(out, run{l.t0 + float64(start), l.t0 + float64(last)})
+	}
+	return out
+}
+
+// farEnd returns the point where the run of l through position t ends on the side away
+// from t, and the run's length from t; false when no run passes within tol of t.
+func farEnd(l *line, rs []run, t, tol float64) (x, y, length float64, ok bool) {
+	for _, r := range rs {
+		if t < r.lo-tol || t > r.hi+tol {
+			continue
+		}
+		end := r.hi
+		if t-r.lo > r.hi-t {
+			end = r.lo
+		}
+		x, y = l.point(end)
+		return x, y, math.Abs(end - t), true
+	}
+	return 0, 0, 0, false
+}
+
+// lineThrough returns the line through two points, marked inferred.
+func lineThrough(x0, y0, x1, y1 float64) (line, bool) {
+	dx, dy := x1-x0, y1-y0
+	n := math.Hypot(dx, dy)
+	if n < 1 {
+		return line{}, false
+	}
+	c, s := dy/n, -dx/n // the normal
+	rho := x0*c + y0*s
+	if s < 0 || (s == 0 && c < 0) {
+		c, s, rho = -c, -s, -rho
+	}
+	deg := int(math.Round(math.Atan2(s, c)*180/math.Pi)) % 180
+	return line{deg: deg, c: c, s: s, rho: rho, inferred: true}, true
+}
+
+// inferQuad returns the best document quadrilateral wholly inside the q.w × q.h frame made
+// of three seen lines and an inferred fourth side: for two parallel lines a and b and a
+// line c across them, the runs of a and b through their corners with c are followed to
+// their far ends, and the fourth side joins those ends. The quadrilateral must pass
+// judgeQuad as a whole one (shape, the three seen sides supported with their ends, one
+// polarity), the inferred side must be within maxInferSkew of c, and its corners at least
+// inferMargin inside the frame. nil when there is none.
+func inferQuad(lines []line, w, h int, minDim, frame float64) *quadCand {
+	gap, tol, margin := minDim*runGap, minDim/30, minDim*inferMargin
+	fw, fh := float64(w-1), float64(h-1)
+	rs := make([][]run, len(lines))
+	for i := range lines {
+		if !lines[i].border {
+			rs[i] = lines[i].runs(gap, minDim/10)
+		}
+	}
+	cx, cy := fw/2, fh/2
+	var best *quadCand
+	for i := range lines {
+		for j := i + 1; j < len(lines); j++ {
+			a, b := &lines[i], &lines[j]
+			if a.border || b.border || len(rs[i]) == 0 || len(rs[j]) == 0 ||
+				angleDiff(a.deg, b.deg) > 20 || distanceAtCentre(*a, *b, cx, cy) < minDim/10 {
+				continue
+			}
+			for k := range lines {
+				c := &lines[k]
+				if c.border || k == i || k == j || angleDiff(c.deg, meanAngle(a.deg, b.deg)) < 60 {
+					continue
+				}
+				ax, ay, ok1 := intersect(a, c)
+				bx, by, ok2 := intersect(b, c)
+				if !ok1 || !ok2 {
+					continue
+				}
+				ex, ey, la, ok1 := farEnd(a, rs[i], a.param(ax, ay), tol)
+				fx, fy, lb, ok2 := farEnd(b, rs[j], b.param(bx, by), tol)
+				if !ok1 || !ok2 || la < minDim/10 || lb < minDim/10 {
+					continue
+				}
+				// Both ends on the same side of c.
+				if (ex*c.c+ey*c.s-c.rho > 0) != (fx*c.c+fy*c.s-c.rho > 0) {
+					continue
+				}
+				// The fourth side joins the two ends, or, when one run stops short (a faint
+				// stretch of its edge), runs parallel to c through the farther end; judgeQuad
+				// then checks that both parallel sides are on edges all the way.
+				far := [2]float64{ex, ey}
+				if lb > la {
+					far = [2]float64{fx, fy}
+				}
+				var ds [2]line
+				n := 0
+				if d, ok := lineThrough(ex, ey, fx, fy); ok && angleDiff(d.deg, c.deg) <= maxInferSkew {
+					ds[n], n = d, n+1
+				}
+				ds[n] = line{deg: c.deg, c: c.c, s: c.s, rho: far[0]*c.c + far[1]*c.s, inferred: true}
+				n++
+				for m := range n {
+					cand := inferredCandidate(a, c, b, &ds[m], w, h, margin, minDim, frame)
+					if cand != nil && (best == nil || cand.score > best.score) {
+						best = cand
+					}
+				}
+			}
+		}
+	}
+	return best
+}
+
+// inferredCandidate judges the quadrilateral with sides a, c, b and the inferred d: nil
+// unless convex, its corners at least margin inside the w × h frame and a whole document
+// by judgeQuad.
+func inferredCandidate(a, c, b, d *line, w, h int, margin, minDim, frame float64) *quadCand {
+	fw, fh := float64(w-1), float64(h-1)
+	sides := [4]*line{a, c, b, d}
+	corners, ok := quadCorners(sides, w, h)
+	if !ok {
+		return nil
+	}
+	for _, p := range corners {
+		if p[0] < margin || p[1] < margin || p[0] > fw-margin || p[1] > fh-margin {
+			return nil
+		}
+	}
+	cand, whole := judgeQuad(corners, sides, minDim, frame, fw, fh)
+	if cand == nil || !whole || !cand.inside {
+		return nil
+	}
+	return cand
+}
