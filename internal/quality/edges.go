@@ -5,8 +5,9 @@ import "math"
 // edgeMap holds the thinned edges of a plane. dir[i] is 0 where pixel i is no edge, else 1 +
 // the orientation of its gradient in whole degrees 0..179 (the edge normal's angle modulo
 // 180°, measured from the +x axis towards +y). weight[i] is the edge's strength: its
-// gradient in luma levels per pixel, capped at maxEdgeWeight. rising[i] is true when the
-// gradient points along the normal at that angle (luma grows that way), false when against.
+// gradient in luma levels per pixel, capped at full (maxEdgeWeight, or faintWeight in the
+// faint pass). rising[i] is true when the gradient points along the normal at that angle
+// (luma grows that way), false when against.
 type edgeMap struct {
 	w, h   int
 	dir    []uint8
@@ -69,7 +70,8 @@ func smooth(p plane) plane {
 
 // findEdges returns the edges of p: pixels whose Sobel gradient (in luma levels per pixel)
 // is at least minGrad and is a local maximum across the edge (non-maximum suppression along
-// the gradient, quantised to four directions). The one-pixel border is never an edge.
+// the gradient, quantised to four directions); an edge of strength full or more is one full
+// vote in houghLines. The one-pixel border is never an edge.
 func findEdges(p plane, minGrad, full float32) edgeMap {
 	w, h := p.w, p.h
 	e := edgeMap{w: w, h: h, full: full, dir: make([]uint8, w*h), weight: make([]uint8, w*h), rising: make([]bool, w*h)}

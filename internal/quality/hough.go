@@ -125,7 +125,7 @@ func angleDiff(a, b int) int {
 }
 
 // houghLines returns up to maxLines straight lines of e with at least minVotes votes,
-// strongest first. Each edge pixel votes its weight over maxEdgeWeight (a full-strength edge
+// strongest first. Each edge pixel votes its weight over e.full (a full-strength edge
 // pixel is one vote), and only for the orientations within ±2° of its own gradient's, so
 // faint texture and text add little clutter; a line's votes are those of a band 3 px wide. Near-duplicates (within 2° and 2 px at
 // the frame's centre) are dropped.
