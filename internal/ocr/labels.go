@@ -364,10 +364,13 @@ func (v value) conf(ws []Word) Confidence {
 // the next label), else the words on the first row below the label, starting under it;
 // multiline values continue on the rows below while those start under the value and no
 // label comes first.
-func (ix *layoutIndex) valueOf(gi int, multiline bool) value {
+func (ix *layoutIndex) valueOf(gi int, multiline, below bool) value {
 	g := ix.groups[gi]
 	var v value
 	for _, m := range g.matches {
+		if below {
+			break
+		}
 		chain := ix.chainRight(m.row, m.to+1, true)
 		if len(chain) > 0 && ix.words[chain[0]].Box.Min.X-m.box.Max.X > 12*m.box.Dy() {
 			chain = nil // far right of the label: another column's text
@@ -590,20 +593,27 @@ func (r *Reader) labelled(p *Page, ix *layoutIndex, s FieldSpec) (Field, bool, e
 		if g.field != s.Name {
 			continue
 		}
-		v := ix.valueOf(gi, s.Multiline)
-		if len(v.rows) == 0 {
-			continue
-		}
-		found = true
-		f, err := r.readValue(p, ix, v, s)
-		if err != nil {
-			return Field{}, false, err
-		}
-		if f.Valid {
-			return f, true, nil
-		}
-		if best.Raw == "" {
-			best = f
+		// The value right of the label, else below it; below it too when the text right of
+		// it does not validate (a stray mark read on the label's line).
+		for _, below := range []bool{false, true} {
+			v := ix.valueOf(gi, s.Multiline, below)
+			if len(v.rows) == 0 {
+				continue
+			}
+			found = true
+			f, err := r.readValue(p, ix, v, s)
+			if err != nil {
+				return Field{}, false, err
+			}
+			if f.Valid {
+				return f, true, nil
+			}
+			if best.Raw == "" {
+				best = f
+			}
+			if !checkable(s.Kind) {
+				break
+			}
 		}
 	}
 	if !best.Valid {
@@ -677,6 +687,9 @@ func (r *Reader) byShape(p *Page, ix *layoutIndex, s FieldSpec) (Field, bool, er
 	return Field{}, false, nil
 }
 
+// sureDate is the page pass's word confidence from which a valid date is not read again.
+const sureDate = 0.85
+
 // readValue normalises a value found on the page, reading numbers, dates and codes again
 // from the value's box with a whitelisted engine.
 func (r *Reader) readValue(p *Page, ix *layoutIndex, v value, s FieldSpec) (Field, error) {
@@ -684,7 +697,12 @@ func (r *Reader) readValue(p *Page, ix *layoutIndex, v value, s FieldSpec) (Fiel
 	f := Field{Name: s.Name, Raw: raw, Confidence: v.conf(ix.words)}
 	f.Value, f.Valid = normalizeField(s.Kind, stripLeading(raw))
 	switch s.Kind {
-	case KindIDNumber, KindLegacyIDNumber, KindDate, KindCode, KindPassportNumber:
+	case KindDate:
+		// A date the page read valid and sure of stands; others are read again.
+		if f.Valid && f.Confidence >= sureDate {
+			return f, nil
+		}
+	case KindIDNumber, KindLegacyIDNumber, KindCode, KindPassportNumber:
 		// always read again
 	case KindSex, KindNationality:
 		if f.Valid {

@@ -22,8 +22,9 @@ const mrzWidth = 1200
 
 // ReadMRZ finds and reads the machine readable zone of a card (TD1), TD2 document or passport
 // page (TD3) in img. It locates the document, rectifies it, reads candidate bands from the
-// bottom up (bottom 32 %, bottom 45 %, the whole document) with the OCR-B model, restores the
-// line lengths of the format, and validates the check digits. Characters the format allows
+// bottom up (bottom 32 %, bottom 45 %; each thresholded globally, then against the local mean
+// for uneven light and tinted zones; then the whole document) with the OCR-B model, restores
+// the line lengths of the format and validates the check digits. Characters the format allows
 // only as digits or only as letters are mapped through the classic confusions (O↔0, I↔1,
 // B↔8, S↔5, Z↔2, G↔6); in alphanumeric fields (document number, optional data) those
 // substitutions are tried only as a set that makes every check digit hold.
@@ -32,17 +33,26 @@ const mrzWidth = 1200
 // of the right shape is read but no correction makes it valid, it returns that zone (Valid
 // false) with ErrMRZCheckDigits; when nothing MRZ-shaped is read, ErrNoMRZ.
 func (r *Reader) ReadMRZ(img image.Image) (*mrz.MRZ, Confidence, error) {
+	m, conf, _, err := r.ReadMRZAt(img)
+	return m, conf, err
+}
+
+// ReadMRZAt is ReadMRZ that also tells where the zone begins: the fraction of the document's
+// height (0 at its top edge) at which the zone's first line starts, 1 when no zone was read.
+// ReadPageAbove leaves the zone out of a page pass with it.
+func (r *Reader) ReadMRZAt(img image.Image) (*mrz.MRZ, Confidence, float64, error) {
 	g := toGray(img)
 	q := findDocument(g)
 	width := (dist(q[0], q[1]) + dist(q[3], q[2])) / 2
 	height := (dist(q[0], q[3]) + dist(q[1], q[2])) / 2
 	if width < 10 || height < 10 {
-		return nil, 0, fmt.Errorf("%w: image too small", ErrNoMRZ)
+		return nil, 0, 1, fmt.Errorf("%w: image too small", ErrNoMRZ)
 	}
 	doc := rectify(g, q, mrzWidth, int(mrzWidth*height/width))
 	h := doc.Rect.Dy()
 	var invalid, implausible *mrz.MRZ
 	var invalidConf, implausibleConf Confidence
+	invalidTop, implausibleTop := 1.0, 1.0
 	type attempt struct {
 		top   float64
 		local bool // threshold against the local mean, for uneven light and tinted zones
@@ -56,36 +66,38 @@ func (r *Reader) ReadMRZ(img image.Image) (*mrz.MRZ, Confidence, error) {
 		}
 		lines, err := r.recognise(engineMRZ, pgm(band), gosseract.PSM_SINGLE_BLOCK)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, 1, err
 		}
-		m, conf := bestMRZ(lines)
+		m, conf, lineTop := bestMRZ(lines)
 		if m == nil {
 			continue
 		}
+		top := (a.top*float64(h) + float64(lineTop)) / float64(h)
 		if m.Valid && plausible(m) {
-			return m, conf, nil
+			return m, conf, top, nil
 		}
 		if m.Valid && implausible == nil {
-			implausible, implausibleConf = m, conf
+			implausible, implausibleConf, implausibleTop = m, conf, top
 		}
 		if !m.Valid && invalid == nil {
-			invalid, invalidConf = m, conf
+			invalid, invalidConf, invalidTop = m, conf, top
 		}
 	}
 	if implausible != nil {
-		return implausible, implausibleConf, nil
+		return implausible, implausibleConf, implausibleTop, nil
 	}
 	if invalid != nil {
-		return invalid, invalidConf, fmt.Errorf("%w: %q", ErrMRZCheckDigits, invalid.Lines)
+		return invalid, invalidConf, invalidTop, fmt.Errorf("%w: %q", ErrMRZCheckDigits, invalid.Lines)
 	}
-	return nil, 0, ErrNoMRZ
+	return nil, 0, 1, ErrNoMRZ
 }
 
 // bestMRZ picks the MRZ lines out of the recognised lines (the last two or three long lines of
 // one format's length) and returns the best parse: a valid one when any correction gives one.
-func bestMRZ(lines []line) (*mrz.MRZ, Confidence) {
+func bestMRZ(lines []line) (*mrz.MRZ, Confidence, int) {
 	var texts []string
 	var confs []Confidence
+	var tops []int
 	for _, l := range lines {
 		t := strings.Map(func(r rune) rune {
 			if strings.ContainsRune(mrzAlphabet, r) {
@@ -96,10 +108,12 @@ func bestMRZ(lines []line) (*mrz.MRZ, Confidence) {
 		if len(t) >= 24 {
 			texts = append(texts, t)
 			confs = append(confs, l.conf)
+			tops = append(tops, l.top)
 		}
 	}
 	var fallback *mrz.MRZ
 	var fallbackConf Confidence
+	fallbackTop := 0
 	for _, f := range []struct {
 		lines, length int
 	}{{3, 30}, {2, 44}, {2, 36}} {
@@ -124,14 +138,15 @@ func bestMRZ(lines []line) (*mrz.MRZ, Confidence) {
 		if m == nil {
 			continue
 		}
+		top := tops[len(tops)-f.lines]
 		if m.Valid {
-			return m, conf
+			return m, conf, top
 		}
 		if fallback == nil {
-			fallback, fallbackConf = m, conf
+			fallback, fallbackConf, fallbackTop = m, conf, top
 		}
 	}
-	return fallback, fallbackConf
+	return fallback, fallbackConf, fallbackTop
 }
 
 func abs(x int) int {

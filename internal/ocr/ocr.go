@@ -191,6 +191,7 @@ func (r *Reader) boxes(e engine, img []byte, psm gosseract.PageSegMode) ([]gosse
 type line struct {
 	text string
 	conf Confidence
+	top  int // the highest word's top, in the image's pixels
 }
 
 // recognise runs engine e on the encoded image (PGM) with page segmentation mode psm and
@@ -214,10 +215,11 @@ func (r *Reader) recognise(e engine, img []byte, psm gosseract.PageSegMode) ([]l
 		k := [3]int{b.BlockNum, b.ParNum, b.LineNum}
 		if k != key {
 			flush()
-			out = append(out, line{})
+			out = append(out, line{top: b.Box.Min.Y})
 			key = k
 		}
 		l := &out[len(out)-1]
+		l.top = min(l.top, b.Box.Min.Y)
 		if l.text != "" {
 			l.text += " "
 		}

@@ -34,12 +34,31 @@ type Page struct {
 // ReadPage locates the document in img, rectifies it onto w × h and reads all its text once
 // with the text model. The error is only for OCR engine failures.
 func (r *Reader) ReadPage(img image.Image, w, h int) (*Page, error) {
+	return r.ReadPageAbove(img, w, h, 1)
+}
+
+// ReadPageAbove is ReadPage leaving out the part of the document from top (a fraction of its
+// height, as ReadMRZAt reports where a machine readable zone begins) down: the zone is read
+// by ReadMRZ, and reading it again as text would only cost time. A top above the document's
+// middle is not a zone's (no document prints its zone there) and leaves out nothing, as
+// does top ≥ 1.
+func (r *Reader) ReadPageAbove(img image.Image, w, h int, top float64) (*Page, error) {
 	if w <= 0 || h <= 0 {
 		return nil, fmt.Errorf("ocr: page size %d×%d", w, h)
 	}
 	g := toGray(img)
 	doc := rectify(g, findDocument(g), w, h)
-	return r.readPage(doc, cleanForText(doc), gosseract.PSM_AUTO)
+	clean := cleanForText(doc)
+	if top >= 0.45 && top < 1 {
+		from := max(0, int(top*float64(h))-h/100)
+		for y := from; y < h; y++ {
+			row := clean.Pix[y*clean.Stride : y*clean.Stride+w]
+			for x := range row {
+				row[x] = 255
+			}
+		}
+	}
+	return r.readPage(doc, clean, gosseract.PSM_AUTO)
 }
 
 // ReadAsBlock reads the page's document again as one block of text (Tesseract's single-block

@@ -232,11 +232,11 @@ func (g *group) readFrontByNumber(img image.Image) (*reading, error) {
 // otherwise the page's text decides (DetectType), and a back with a zone of another ID card
 // but no recognised text has no printed layout.
 func (g *group) readZoneSide(img image.Image, side string) (*reading, error) {
-	zone, conf, err := g.reader.ReadMRZ(img)
+	zone, conf, zoneTop, err := g.reader.ReadMRZAt(img)
 	switch {
 	case err == nil, errors.Is(err, ocr.ErrMRZCheckDigits):
 	case errors.Is(err, ocr.ErrNoMRZ):
-		zone, conf = nil, 0
+		zone, conf, zoneTop = nil, 0, 1
 	default:
 		return nil, err
 	}
@@ -247,7 +247,7 @@ func (g *group) readZoneSide(img image.Image, side string) (*reading, error) {
 		l := PassportLayout()
 		w, h = l.Width, l.Height
 	}
-	page, err := g.reader.ReadPage(img, w, h)
+	page, err := g.reader.ReadPageAbove(img, w, h, zoneTop)
 	if err != nil {
 		return nil, err
 	}
