@@ -56,7 +56,7 @@ func selfieBadReasons() []string { return []string{"no_face", "multiple_faces", 
 // fictional people (internal/docgen's templates of that split) photographed like a phone
 // would, each with a real person's face on it when that person has two or more photos (one
 // on the document, another as the selfie); one session per document (genuine), and for
-// every third document an impostor session (another person's selfie) and, with an
+// every third document an impostor session (a photo of another person of the split) and, with an
 // AttackFunc, an attack session (an attack rendering of the person's selfie photo); one bad
 // capture (blur, glare, cut off, no document, too dark) sent before one good side of every
 // session, and one bad selfie (no face, two faces, blur) before the good one of every
@@ -281,10 +281,19 @@ func (b *builder) sessions(split string, d Document, doc docgen.Document, who *i
 	if err := add(Genuine, selfie); err != nil {
 		return err
 	}
-	if i%3 == 0 && len(pairs) > 1 {
-		other := pairs[(i+1+b.r.IntN(len(pairs)-1))%len(pairs)] // never who: 1..n-1 places on
-		if err := add(Impostor, faceIDs[other.photos[len(other.photos)-1].ID]); err != nil {
-			return err
+	if i%3 == 0 {
+		// Another person's photo a person could take as a selfie.
+		var others []FacePhoto
+		for _, ph := range b.o.Faces {
+			if ph.Split == split && ph.Identity != who.name && selfieLike(ph) {
+				others = append(others, ph)
+			}
+		}
+		if len(others) > 0 {
+			other := others[b.r.IntN(len(others))]
+			if err := add(Impostor, faceIDs[other.ID]); err != nil {
+				return err
+			}
 		}
 	}
 	if a, ok := attackOf[selfie]; ok && i%3 == 1 {
