@@ -166,7 +166,8 @@ func baselineValue(field, raw string) (string, bool) {
 	return strings.Join(strings.Fields(raw), " "), raw != ""
 }
 
-// baselineFold upper-cases s and removes its diacritics (Đ → D).
+// baselineFold upper-cases s and removes its diacritics (Đ → D). It repeats internal/ocr's
+// folding on purpose: the baseline shares no code with the reader it is compared with.
 func baselineFold(s string) string {
 	var b strings.Builder
 	for _, r := range norm.NFD.String(strings.ToUpper(s)) {
