@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/otiai10/gosseract/v2"
 )
@@ -245,6 +246,12 @@ func (ix *layoutIndex) matchAt(r, p int, lv labelVariant) (labelMatch, bool) {
 	if best.edits > k {
 		return labelMatch{}, false
 	}
+	if best.edits > 0 && ix.capitals(row[best.from:best.to+1]) {
+		// A misread label is not a run of capitals with diacritics of its own: cards print
+		// their labels in sentence case and the holder's name in capitals, and the most
+		// common names, "NGUYỄN VĂN …", are two edits from the label "Nguyên quán".
+		return labelMatch{}, false
+	}
 	if best.edits > 0 && p > 0 {
 		// A misread label does not continue running text: "Số 188 Nguyễn Văn Cừ" holds
 		// "Nguyễn Văn", two edits from the label "Nguyên quán".
@@ -265,6 +272,24 @@ func (ix *layoutIndex) matchAt(r, p int, lv labelVariant) (labelMatch, bool) {
 		break
 	}
 	return best, true
+}
+
+// capitals reports whether the words at idx are all capitals and at least one carries a
+// Vietnamese diacritic (a name in capitals: NGUYỄN VĂN), not a label in capitals whose
+// OCR lost its marks.
+func (ix *layoutIndex) capitals(idx []int) bool {
+	marked := false
+	for _, i := range idx {
+		for _, r := range ix.words[i].Text {
+			if unicode.IsLower(r) {
+				return false
+			}
+			if r > 0x7f && unicode.IsLetter(r) {
+				marked = true
+			}
+		}
+	}
+	return marked
 }
 
 // group merges the accepted matches of one field that belong to one printed label: on the
