@@ -3,7 +3,8 @@
 # Debian packages (PLATFORM.md): OpenCV and Tesseract for the vision steps, ClickHouse for the
 # sinks, openjpeg for chip photos, fonts for generated test documents (cardrender; docgen's
 # evaluation corpus draws its two halves with disjoint families: DejaVu, Liberation,
-# FreeFont, Noto), kcat as a second Kafka client. Uses sudo when not root. Set IDSTREAM_SKIP_APT=1 to skip the system packages.
+# FreeFont, Noto), kcat as a second Kafka client. Uses sudo when not root. Set
+# IDSTREAM_SKIP_APT=1 to skip the system packages.
 set -euo pipefail
 
 packages=(
