@@ -191,6 +191,19 @@ type Face struct {
 	Points [5]Point
 }
 
+// Largest returns the face of faces whose Box has the largest area, the first of equals; the
+// zero Face when faces is empty. It is the face the groups match and assess when a picture
+// holds several.
+func Largest(faces []Face) Face {
+	var best Face
+	for i, f := range faces {
+		if i == 0 || f.Box.Dx()*f.Box.Dy() > best.Box.Dx()*best.Box.Dy() {
+			best = f
+		}
+	}
+	return best
+}
+
 // Cosine returns the cosine similarity of a and b in [-1, 1]; 0 when the lengths differ or
 // either vector is zero.
 func Cosine(a, b []float32) float64 {

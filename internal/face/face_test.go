@@ -455,3 +455,18 @@ func TestCosine(t *testing.T) {
 		t.Error(c)
 	}
 }
+
+func TestLargest(t *testing.T) {
+	a := Face{Box: image.Rect(0, 0, 10, 10)}
+	b := Face{Box: image.Rect(0, 0, 20, 5)}  // same area as a: the first wins
+	c := Face{Box: image.Rect(5, 5, 17, 17)} // the largest
+	if got := Largest([]Face{a, b, c}); got.Box != c.Box {
+		t.Fatalf("largest %v, want %v", got.Box, c.Box)
+	}
+	if got := Largest([]Face{a, b}); got.Box != a.Box {
+		t.Fatalf("of equals %v, want the first %v", got.Box, a.Box)
+	}
+	if got := Largest(nil); !got.Box.Empty() {
+		t.Fatalf("of none %v", got.Box)
+	}
+}

@@ -20,7 +20,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"image"
 	"log/slog"
 	"math"
 	"slices"
@@ -540,20 +539,12 @@ func (g *group) embed(ctx context.Context, s *source) (r faceResult, found bool,
 	case len(faces) == 0:
 		return faceResult{reason: ReasonNoFaceFound}, true, nil
 	}
-	largest := faces[0]
-	for _, f := range faces[1:] {
-		if area(f.Box) > area(largest.Box) {
-			largest = f
-		}
-	}
-	vec, err := g.engine.Embed(img, largest)
+	vec, err := g.engine.Embed(img, face.Largest(faces))
 	if err != nil {
 		return faceResult{}, false, fmt.Errorf("facematch: embed %s face of capture %s: %w", s.role, s.captureID, err)
 	}
 	return faceResult{vec: vec}, true, nil
 }
-
-func area(r image.Rectangle) int { return r.Dx() * r.Dy() }
 
 func isTerminal(status string) bool {
 	switch status {

@@ -211,13 +211,7 @@ func largestFaceEmbedding(eng *face.Engine, img image.Image) ([]float32, string,
 	case len(faces) == 0:
 		return nil, ReasonNoFaceFound, nil
 	}
-	largest := faces[0]
-	for _, f := range faces[1:] {
-		if f.Box.Dx()*f.Box.Dy() > largest.Box.Dx()*largest.Box.Dy() {
-			largest = f
-		}
-	}
-	vec, err := eng.Embed(img, largest)
+	vec, err := eng.Embed(img, face.Largest(faces))
 	if err != nil {
 		return nil, "", fmt.Errorf("embed face: %w", err)
 	}
