@@ -33,6 +33,7 @@ import (
 	"github.com/idstream/idstream/internal/imagecheck"
 	"github.com/idstream/idstream/internal/tenant"
 	"github.com/idstream/idstream/processors/decision"
+	ocrproc "github.com/idstream/idstream/processors/ocr"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -399,33 +400,29 @@ func (cl *evalClient) recordRead(ctx context.Context, sessionID string, steps []
 	if out.Decided() {
 		return nil
 	}
-	// The reads of the accepted document steps may still be on their way.
-	var st *schemas.SessionState
-	for {
+	// The reads of the accepted document steps may still be on their way: wait for them
+	// until the session's deadline, then take the snapshot as it stands.
+	allRead := func(st *schemas.SessionState) bool {
+		return st != nil && !slices.ContainsFunc(steps, func(step string) bool {
+			return !slices.ContainsFunc(st.Documents, func(d schemas.DocumentRead) bool { return d.Step == step })
+		})
+	}
+	wctx, cancel := context.WithDeadline(ctx, deadline)
+	st, err := cl.states.Wait(wctx, sessionID, allRead)
+	cancel()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if st == nil {
 		var ok bool
-		var err error
 		if st, ok, err = cl.states.Get(ctx, sessionID); err != nil || !ok {
 			return err
-		}
-		read := 0
-		for _, step := range steps {
-			if slices.ContainsFunc(st.Documents, func(d schemas.DocumentRead) bool { return d.Step == step }) {
-				read++
-			}
-		}
-		if read == len(steps) || time.Now().After(deadline) {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(250 * time.Millisecond):
 		}
 	}
 	ex, _ := decision.Reconcile(st)
 	out.ExtractedType = ""
 	for _, d := range st.Documents {
-		if d.DocumentType != "" && d.DocumentType != "unknown" {
+		if d.DocumentType != "" && d.DocumentType != ocrproc.TypeUnknown {
 			out.ExtractedType = d.DocumentType
 			break
 		}
@@ -631,12 +628,7 @@ func scoreFaces(engine *face.Engine, c *evaluation.Corpus, split string) (evalua
 			}
 			continue
 		}
-		largest := found[0]
-		for _, x := range found[1:] {
-			if x.Box.Dx()*x.Box.Dy() > largest.Box.Dx()*largest.Box.Dy() {
-				largest = x
-			}
-		}
+		largest := face.Largest(found)
 		l, err := engine.Liveness(img, largest)
 		if err != nil {
 			return fs, ls, fmt.Errorf("face %s: %w", f.ID, err)
