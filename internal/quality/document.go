@@ -1,6 +1,9 @@
 package quality
 
-import "math"
+import (
+	"image"
+	"math"
+)
 
 // Document shapes: width over height of an ID-1 card (85.60 × 53.98 mm) and of a TD3
 // passport data page (125 × 88 mm).
@@ -101,7 +104,7 @@ type quadCand struct {
 //     three straight sides of a document-sized region meet the frame's border;
 //   - docTooFar when the only whole document covers less than minArea;
 //   - docNone otherwise.
-func locateDocument(p plane, w, h int, minArea float64) docFinding {
+func locateDocument(p plane, img image.Image, w, h int, minArea float64) docFinding {
 	q := p
 	for q.w > searchWidth {
 		q = halve(q)
@@ -118,14 +121,42 @@ func locateDocument(p plane, w, h int, minArea float64) docFinding {
 	if isDocumentAspect(float64(w) / float64(h)) {
 		minArea = max(minArea, minCroppedInnerArea)
 	}
-	// Three passes: strong edges first, so that a striped or busy surface cannot crowd the
-	// document's sides out of the strongest lines; then every edge, for a document on a
-	// surface of nearly its own brightness; then faint edges voting in full (faintGradient).
-	// In each, a whole quadrilateral of four seen sides first, then one with a side inferred
-	// from three seen ones (inferQuad).
+	// Three passes on luma: strong edges first, so that a striped or busy surface cannot
+	// crowd the document's sides out of the strongest lines; then every edge, for a document
+	// on a surface of nearly its own brightness; then faint edges voting in full
+	// (faintGradient). Then, when img is given, the last two on each chroma plane
+	// (chromaPlanes), for a card of the table's brightness but not its hue. In each, a whole
+	// quadrilateral of four seen sides first, then one with a side inferred from three seen
+	// ones (inferQuad). The first framed document found is the answer.
+	type pass struct {
+		plane       func() plane
+		grad, votes float32
+		corner      bool // whether a document may be inferred from one corner (cornerQuad)
+	}
+	luma := func() plane { return q }
+	var cb, cr plane
+	colour := func(second bool) func() plane {
+		return func() plane {
+			if cb.pix == nil {
+				cb, cr = chromaPlanes(img, q.w, q.h)
+			}
+			if second {
+				return cr
+			}
+			return cb
+		}
+	}
+	passes := []pass{{luma, strongGradient, maxEdgeWeight, true}, {luma, minGradient, maxEdgeWeight, true}, {luma, faintGradient, faintWeight, true}}
+	if img != nil {
+		// No corner inference on chroma: a card's white MRZ band is of a grey table's hue,
+		// so the band's edge and one side of a cut-off card make a corner there.
+		passes = append(passes,
+			pass{colour(false), minGradient, maxEdgeWeight, false}, pass{colour(true), minGradient, maxEdgeWeight, false},
+			pass{colour(false), faintGradient, faintWeight, false}, pass{colour(true), faintGradient, faintWeight, false})
+	}
 	var full, partial, inferred *quadCand
-	for _, pass := range [][2]float32{{strongGradient, maxEdgeWeight}, {minGradient, maxEdgeWeight}, {faintGradient, faintWeight}} {
-		f, pc, inf := searchQuads(q, pass[0], pass[1], minArea)
+	for _, ps := range passes {
+		f, pc, inf := searchQuads(ps.plane(), ps.grad, ps.votes, minArea, ps.corner)
 		if f != nil && f.inside && f.area >= minArea {
 			return docFinding{verdict: docFramed, quad: toImage(f.corners), area: f.area}
 		}
@@ -173,11 +204,14 @@ func isDocumentAspect(r float64) bool {
 	return false
 }
 
-// searchQuads finds the straight lines of q's edges of at least minGrad and returns the best whole document quadrilateral
-// (all four sides seen; preferring one wholly inside the frame, then the largest and best
-// supported) and the best cut-off one (one or two sides on the frame's border), each nil
-// when there is none.
-func searchQuads(q plane, minGrad, fullWeight float32, minArea float64) (full, partial, inferred *quadCand) {
+// searchQuads finds the straight lines of q's edges of at least minGrad and returns the best
+// whole document quadrilateral (all four sides seen; preferring one wholly inside the frame,
+// then the largest and best supported), the best cut-off one (one or two sides on the
+// frame's border) and, when no whole one inside the frame is large enough (minArea), the
+// best with unseen sides inferred: one side from three seen ones (inferQuad), or, when
+// corner is set and a whole one was found too small (a box printed on the document), two
+// sides from the two seen at one corner (cornerQuad). Each is nil when there is none.
+func searchQuads(q plane, minGrad, fullWeight float32, minArea float64, corner bool) (full, partial, inferred *quadCand) {
 	e := findEdges(q, minGrad, fullWeight)
 	minDim := float64(min(q.w, q.h))
 	lines := houghLines(e, max(8, int(minDim/24)), maxLines)
@@ -240,6 +274,11 @@ func searchQuads(q plane, minGrad, fullWeight float32, minArea float64) (full, p
 	}
 	if bestInside == nil || bestInside.area < minArea {
 		inferred = inferQuad(lines, q.w, q.h, minDim, frame)
+	}
+	if corner && bestInside != nil && bestInside.area < minArea && (inferred == nil || inferred.area < minArea) {
+		if c := cornerQuad(lines, bestInside, q.w, q.h, minDim, frame); c != nil {
+			inferred = c
+		}
 	}
 	if bestInside != nil {
 		return bestInside, partial, inferred

@@ -174,3 +174,137 @@ func inferredCandidate(a, c, b, d *line, w, h int, margin, minDim, frame float64
 	}
 	return cand
 }
+
+// farCornerSlack is how far (share of the search plane's shorter dimension) beyond the
+// frame cornerQuad's inferred far corner may lie: a calibration capture of docgen (a chip
+// card's back at 5° of rotation, its far corner 7 % of the width from the frame's edge) put
+// the parallelogram's corner 5.4 % of the shorter dimension beyond the card's.
+const farCornerSlack = 1.0 / 16
+
+// maxAnchorSkew is the largest angle in degrees between a side of cornerQuad's anchor (a box
+// printed on the document) and the document's side parallel to it.
+const maxAnchorSkew = 4
+
+// cornerQuad infers a document with two unseen sides from the two seen sides that meet at
+// one of its corners and a box printed on it (anchor: its photo, or a frame on its back,
+// found whole but too small to be the document): a light card on a light table of nearly
+// its hue shows only the sides its shadow falls on. For two seen lines a and c across each
+// other, both parallel to sides of the anchor (maxAnchorSkew), the runs of both through
+// their corner are followed to their far ends (where the line has no further run: it
+// ended, not broke), and the document is the parallelogram they span. It must contain the
+// anchor, keep the seen sides' far ends inferMargin inside the frame (a side cut by the
+// frame is not seen to end) and the far corner within farCornerSlack of it, and pass
+// judgeQuad as a whole one (shape, the two seen sides supported to their ends, each of one
+// polarity). nil when there is none.
+func cornerQuad(lines []line, anchor *quadCand, w, h int, minDim, frame float64) *quadCand {
+	gap, tol, margin := minDim*runGap, minDim/30, minDim*inferMargin
+	fw, fh := float64(w-1), float64(h-1)
+	var anchorSides [4]line
+	for k := range 4 {
+		p, q := anchor.corners[k], anchor.corners[(k+1)%4]
+		l, ok := lineThrough(p[0], p[1], q[0], q[1])
+		if !ok {
+			return nil
+		}
+		anchorSides[k] = l
+	}
+	parallelToAnchor := func(deg int) bool {
+		for _, s := range anchorSides {
+			if angleDiff(s.deg, deg) <= maxAnchorSkew {
+				return true
+			}
+		}
+		return false
+	}
+	rs := make([][]run, len(lines))
+	for i := range lines {
+		if !lines[i].border && parallelToAnchor(lines[i].deg) {
+			rs[i] = lines[i].runs(gap, minDim/10)
+		}
+	}
+	var best *quadCand
+	for i := range lines {
+		for j := range lines {
+			a, c := &lines[i], &lines[j]
+			if i == j || len(rs[i]) == 0 || len(rs[j]) == 0 || angleDiff(a.deg, c.deg) < 60 {
+				continue
+			}
+			px, py, ok := intersect(a, c)
+			if !ok {
+				continue
+			}
+			ex, ey, la, ok1 := farEnd(a, rs[i], a.param(px, py), tol)
+			fx, fy, lc, ok2 := farEnd(c, rs[j], c.param(px, py), tol)
+			if !ok1 || !ok2 || la < minDim/10 || lc < minDim/10 ||
+				runsBeyond(a, rs[i], a.param(px, py), a.param(ex, ey)) || runsBeyond(c, rs[j], c.param(px, py), c.param(fx, fy)) {
+				continue
+			}
+			// The side opposite c passes through a's far end, the one opposite a through c's,
+			// each parallel to the seen side across from it.
+			d1 := line{deg: c.deg, c: c.c, s: c.s, rho: ex*c.c + ey*c.s, inferred: true}
+			d2 := line{deg: a.deg, c: a.c, s: a.s, rho: fx*a.c + fy*a.s, inferred: true}
+			sides := [4]*line{a, &d1, &d2, c}
+			corners, ok := quadCorners(sides, w, h)
+			if !ok {
+				continue
+			}
+			// The seen sides' far ends must lie inside the frame; the corner opposite P, where
+			// two inferred sides meet, is placed as a parallelogram's, which perspective
+			// (the far side of a tilted card is the shorter) puts further out than the card's:
+			// it may lie up to farCornerSlack beyond the frame.
+			inside := true
+			for k, p := range corners {
+				m := margin
+				if k == 2 {
+					m = -farCornerSlack * minDim
+				}
+				if p[0] < m || p[1] < m || p[0] > fw-m || p[1] > fh-m {
+					inside = false
+				}
+			}
+			if !inside || !containsQuad(corners, anchor.corners) {
+				continue
+			}
+			cand, whole := judgeQuad(corners, sides, minDim, frame, fw, fh)
+			if cand == nil || !whole {
+				continue
+			}
+			cand.inside = true
+			if best == nil || cand.score > best.score {
+				best = cand
+			}
+		}
+	}
+	return best
+}
+
+// runsBeyond reports whether l has another run past the far end at position end of the run
+// through position t: a side that stops and goes on (broken by print, a band of another
+// colour or a glare spot) has not ended there.
+func runsBeyond(l *line, rs []run, t, end float64) bool {
+	for _, r := range rs {
+		if (end > t && r.lo > end) || (end < t && r.hi < end) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsQuad reports whether every corner of inner lies inside the convex quadrilateral
+// outer.
+func containsQuad(outer, inner [4][2]float64) bool {
+	for _, p := range inner {
+		sign := 0.0
+		for k := range 4 {
+			a, b := outer[k], outer[(k+1)%4]
+			cross := (b[0]-a[0])*(p[1]-a[1]) - (b[1]-a[1])*(p[0]-a[0])
+			if sign != 0 && cross*sign < 0 {
+				return false
+			}
+			if cross != 0 {
+				sign = cross
+			}
+		}
+	}
+	return true
+}

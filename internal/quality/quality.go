@@ -2,13 +2,13 @@
 // (variance of the Laplacian), glare (specular highlights: a saturated core that hides the
 // print, with a halo that falls off smoothly; see glare.go), brightness (mean luma),
 // minimum size and, for documents, framing: a card- or passport-page-shaped quadrilateral
-// wholly inside the frame at a usable size (straight image edges found with a Hough
-// transform, see locateDocument). It says whether an image is good enough to go on to OCR
+// wholly inside the frame at a usable size (straight image edges of luma, then of chroma,
+// found with a Hough transform, see locateDocument). It says whether an image is good enough to go on to OCR
 // and face work. Face checks (no_face, multiple_faces, face_too_small) need the face
 // detector and are made by the quality processor group.
 //
-// Every measure is taken on the luma plane of a copy area-averaged down to WorkingWidth
-// pixels wide (images narrower than that are measured as they are), so scores do not depend
+// Every measure is taken on the luma plane (the document search also on the chroma planes)
+// of a copy area-averaged down to WorkingWidth pixels wide (images narrower than that are measured as they are), so scores do not depend
 // on the capture resolution and a 1920×1080 frame is assessed in a few milliseconds.
 package quality
 
@@ -18,7 +18,7 @@ import (
 
 // Version identifies the gate's algorithm and default thresholds; it is reported with every
 // assessment (QualityAssessed.gate_version) and changes whenever scores would change.
-const Version = "quality-go-3"
+const Version = "quality-go-4"
 
 // WorkingWidth is the width, in pixels, of the copy every measure is taken on.
 const WorkingWidth = 640
@@ -243,7 +243,7 @@ func (g *Gate) Assess(img image.Image, kind Kind) Result {
 		res.Framing = FramingNotFramed
 		res.Reasons = append(res.Reasons, ReasonNotFramed)
 	case kind == Document && g.t.MinDocumentArea > 0:
-		d := locateDocument(p, res.Width, res.Height, g.t.MinDocumentArea)
+		d := locateDocument(p, img, res.Width, res.Height, g.t.MinDocumentArea)
 		res.Document, res.DocumentArea = d.quad, d.area
 		switch d.verdict {
 		case docNone:
