@@ -4,8 +4,13 @@ import (
 	"errors"
 	"image"
 	"image/color"
+	"os"
 	"strings"
 	"testing"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/math/fixed"
 
 	"github.com/idstream/idstream/internal/cardrender"
 )
@@ -160,5 +165,45 @@ func BenchmarkReadCardChipIDFront(b *testing.B) {
 		if _, err := ocr.ReadCard(pic, ChipIDFront()); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestTwoLongTextLinesAreNoZone: two lines of MRZ length and alphabet without fillers (a
+// vehicle registration's engine and chassis numbers, say) are not a zone that fails its
+// check digits but no zone at all, while a real zone read with broken check digits is still
+// reported as one (TestReadMRZ's cases keep the valid ones).
+func TestTwoLongTextLinesAreNoZone(t *testing.T) {
+	data, err := os.ReadFile(cardrender.DefaultOCRBFont)
+	if err != nil {
+		t.Skipf("OCR-B font: %v", err)
+	}
+	f, err := opentype.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: 28, DPI: 72})
+	if err != nil {
+		t.Fatal(err)
+	}
+	draw := func(lines ...string) image.Image {
+		img := image.NewGray(image.Rect(0, 0, 900, 560))
+		for i := range img.Pix {
+			img.Pix[i] = 235
+		}
+		d := font.Drawer{Dst: img, Src: image.NewUniform(color.Gray{Y: 20}), Face: face}
+		for i, l := range lines {
+			d.Dot = fixed.P(30, 440+i*44)
+			d.DrawString(l)
+		}
+		return img
+	}
+	r := testReader(t)
+	text := draw("SO MAY JF83E1234567 SO KHUNG RLHJF8314KY012345", "NHAN HIEU HONDA SO LOAI AIR BLADE MAU SON DO DEN")
+	if _, _, err := r.ReadMRZ(text); !errors.Is(err, ErrNoMRZ) {
+		t.Errorf("two lines of text without fillers: %v, want ErrNoMRZ", err)
+	}
+	zone := draw("P<VNMNGUYEN<<VAN<AN<<<<<<<<<<<<<<<<<<<<<<<<", "C12345678<VNM8001019M3001011<<<<<<<<<<<<<<04")
+	if _, _, err := r.ReadMRZ(zone); !errors.Is(err, ErrMRZCheckDigits) {
+		t.Errorf("a zone with a wrong check digit: %v, want ErrMRZCheckDigits", err)
 	}
 }

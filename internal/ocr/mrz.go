@@ -31,7 +31,8 @@ const mrzWidth = 1200
 //
 // It returns the zone with every check digit valid and its mean OCR confidence. When a zone
 // of the right shape is read but no correction makes it valid, it returns that zone (Valid
-// false) with ErrMRZCheckDigits; when nothing MRZ-shaped is read, ErrNoMRZ.
+// false) with ErrMRZCheckDigits, provided it shows the fillers of a zone (minFillerRuns); when
+// nothing MRZ-shaped is read, ErrNoMRZ.
 func (r *Reader) ReadMRZ(img image.Image) (*mrz.MRZ, Confidence, error) {
 	m, conf, _, err := r.ReadMRZAt(img)
 	return m, conf, err
@@ -79,7 +80,7 @@ func (r *Reader) ReadMRZAt(img image.Image) (*mrz.MRZ, Confidence, float64, erro
 		if m.Valid && implausible == nil {
 			implausible, implausibleConf, implausibleTop = m, conf, top
 		}
-		if !m.Valid && invalid == nil {
+		if !m.Valid && invalid == nil && fillerRuns(m.Lines) >= minFillerRuns {
 			invalid, invalidConf, invalidTop = m, conf, top
 		}
 	}
@@ -357,6 +358,26 @@ func ambiguous(b []byte, class string, i int) [][2]int {
 		j = k
 	}
 	return out
+}
+
+// minFillerRuns is the least number of filler runs ("<<" or longer) a zone that fails its
+// check digits must show to be taken for a zone at all: every real zone has at least two
+// (TD1: after the optional data and between the names; TD3: between the names and after
+// them), misreads of a few fillers leave most of them, while two long lines of other text
+// (a vehicle registration's engine and chassis numbers read with the OCR-B model) show none.
+const minFillerRuns = 2
+
+// fillerRuns counts the runs of two or more fillers in lines.
+func fillerRuns(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		for _, run := range strings.FieldsFunc(l, func(r rune) bool { return r != '<' }) {
+			if len(run) >= 2 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // plausible reports whether the parts of a zone that no check digit covers look right: a
