@@ -335,8 +335,11 @@ func (cl *evalClient) send(ctx context.Context, s evaluation.Session, key string
 			return fmt.Errorf("data get: %w", err)
 		}
 		record(out, &view)
-		for _, sv := range view.Steps {
-			stuck = stuck || sv.Status == "retake" // a good capture the gate answered late, sent back
+		for step, sv := range view.Steps {
+			// A good capture the gate answered late, sent back; a step whose view still
+			// shows the bad capture before it (the session group has not folded the good
+			// one yet) is not.
+			stuck = stuck || (sv.Status == "retake" && sv.CaptureID == goodCapture(out.Gate, step))
 		}
 		if out.Decided() || stuck || time.Now().After(deadline) {
 			resolveLate(out, &view)
@@ -367,6 +370,9 @@ func resolveLate(out *evaluation.Outcome, v *schemas.SessionView) {
 		if last := lastUpload(out.Gate, a.Step); last != i {
 			continue // a bad capture's late answer is lost under the good one that replaced it
 		}
+		if v.Steps[a.Step].CaptureID != a.CaptureID {
+			continue // the session does not show this capture yet
+		}
 		switch v.Steps[a.Step].Status {
 		case "accepted":
 			a.Status, a.Late = "accepted", true
@@ -379,6 +385,14 @@ func resolveLate(out *evaluation.Outcome, v *schemas.SessionView) {
 			}
 		}
 	}
+}
+
+// goodCapture is the capture id of the last upload of step ("" when none).
+func goodCapture(gate []evaluation.GateAnswer, step string) string {
+	if i := lastUpload(gate, step); i >= 0 {
+		return gate[i].CaptureID
+	}
+	return ""
 }
 
 // lastUpload is the index of the last gate answer of step.
@@ -485,8 +499,9 @@ func (cl *evalClient) upload(ctx context.Context, sessionID, token, step, path, 
 	millis := float64(time.Since(start).Microseconds()) / 1000
 	defer res.Body.Close()
 	var answer struct {
-		Status  string `json:"status"`
-		Quality struct {
+		CaptureID string `json:"capture_id"`
+		Status    string `json:"status"`
+		Quality   struct {
 			Reasons []string `json:"reasons"`
 		} `json:"quality"`
 	}
@@ -502,7 +517,7 @@ func (cl *evalClient) upload(ctx context.Context, sessionID, token, step, path, 
 	case json.Unmarshal(b, &answer) != nil:
 		a.Detail = fmt.Sprintf("HTTP %d: not JSON", res.StatusCode)
 	default:
-		a.Status, a.Reasons = answer.Status, answer.Quality.Reasons
+		a.Status, a.Reasons, a.CaptureID = answer.Status, answer.Quality.Reasons, answer.CaptureID
 	}
 	return a, nil
 }

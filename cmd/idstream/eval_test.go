@@ -12,6 +12,7 @@ import (
 
 	"github.com/idstream/idstream/internal/evaluation"
 	"github.com/idstream/idstream/internal/face/facetest"
+	"github.com/idstream/idstream/schemas"
 )
 
 // TestEvalSmallCorpus is `idstream eval` on the small built-in corpus: one document of every
@@ -114,5 +115,30 @@ func TestEvalSmallCorpus(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// TestResolveLateWaitsForTheGoodCapture: a good capture answered 202 pending is resolved
+// from the session's step only once the step shows that capture; while it still shows the
+// bad capture sent before it (sent back for retake), the answer stays pending.
+func TestResolveLateWaitsForTheGoodCapture(t *testing.T) {
+	gate := func() *evaluation.Outcome {
+		return &evaluation.Outcome{Gate: []evaluation.GateAnswer{
+			{Step: "document_front", CaptureID: "cap_bad", Expect: "glare", Status: "retake", Reasons: []string{"glare"}},
+			{Step: "document_front", CaptureID: "cap_good", Expect: evaluation.ExpectGood, Status: "pending"},
+		}}
+	}
+	out := gate()
+	resolveLate(out, &schemas.SessionView{Steps: map[string]schemas.StepView{"document_front": {Status: "retake", CaptureID: "cap_bad"}}})
+	if a := out.Gate[1]; a.Status != "pending" {
+		t.Errorf("step still showing the bad capture: good capture resolved %q, want pending", a.Status)
+	}
+	if goodCapture(out.Gate, "document_front") != "cap_good" {
+		t.Errorf("goodCapture = %q, want cap_good", goodCapture(out.Gate, "document_front"))
+	}
+	out = gate()
+	resolveLate(out, &schemas.SessionView{Steps: map[string]schemas.StepView{"document_front": {Status: "accepted", CaptureID: "cap_good"}}})
+	if a := out.Gate[1]; a.Status != "accepted" || !a.Late {
+		t.Errorf("step showing the good capture accepted: %+v, want accepted late", a)
 	}
 }

@@ -16,14 +16,15 @@ import (
 
 // GateAnswer is the quality gate's answer to one upload.
 type GateAnswer struct {
-	Step    string   `json:"step"`
-	Kind    string   `json:"kind"`   // document | selfie
-	Expect  string   `json:"expect"` // ExpectGood, ExpectAttack or a reason code
-	Status  string   `json:"status"` // accepted | retake | pending | error (an HTTP error: Detail)
-	Reasons []string `json:"reasons,omitempty"`
-	Millis  float64  `json:"ms"`               // how long the step request took
-	Late    bool     `json:"late,omitempty"`   // answered pending, Status resolved later from the session
-	Detail  string   `json:"detail,omitempty"` // HTTP status and problem code of an error
+	Step      string   `json:"step"`
+	CaptureID string   `json:"capture_id,omitempty"`
+	Kind      string   `json:"kind"`   // document | selfie
+	Expect    string   `json:"expect"` // ExpectGood, ExpectAttack or a reason code
+	Status    string   `json:"status"` // accepted | retake | pending | error (an HTTP error: Detail)
+	Reasons   []string `json:"reasons,omitempty"`
+	Millis    float64  `json:"ms"`               // how long the step request took
+	Late      bool     `json:"late,omitempty"`   // answered pending, Status resolved later from the session
+	Detail    string   `json:"detail,omitempty"` // HTTP status and problem code of an error
 }
 
 // Check is one check of a session as Data Get reports it.
