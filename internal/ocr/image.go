@@ -346,8 +346,8 @@ func localDark(g *image.Gray) func(int) bool {
 	}
 }
 
-// cleanForText prepares a rectified document for a full-page text pass. It paints out, to
-// white:
+// cleanForText prepares a rectified document for a full-page text pass. It paints out, in
+// the paper's level:
 //   - the dotted leader lines printed after a label for the value to sit on ("Họ tên
 //     ........"): runs of at least five small dark dots at one height. Tesseract reads such
 //     rows as noise and loses the text on them. Isolated dots (of an i, below a vowel) stay;
@@ -398,11 +398,16 @@ func cleanForText(g *image.Gray) *image.Gray {
 	}
 	out := image.NewGray(g.Rect)
 	copy(out.Pix, g.Pix)
+	// What is painted out is painted in the paper's level (the page's median), not white:
+	// on a photographed card, grey at 100–200, white strokes where a chip's or a frame's
+	// outline was pull Tesseract's global threshold above the card, which then reads as one
+	// dark area with no words.
+	paper := median(out.Pix)
 	erase := make([]bool, len(comps)+1) // components painted pixel by pixel
 	fillBox := func(x0, y0, x1, y1 int) {
 		for y := max(0, y0); y <= min(h-1, y1); y++ {
 			for x := max(0, x0); x <= min(w-1, x1); x++ {
-				out.Pix[y*out.Stride+x] = 255
+				out.Pix[y*out.Stride+x] = paper
 			}
 		}
 	}
@@ -422,7 +427,7 @@ func cleanForText(g *image.Gray) *image.Gray {
 	}
 	for i, l := range label {
 		if l != 0 && erase[l] {
-			out.Pix[(i/w)*out.Stride+i%w] = 255
+			out.Pix[(i/w)*out.Stride+i%w] = paper
 		}
 	}
 	// Dense patches (a QR code, a chip's contacts): cells of a grid more than 35 % dark,

@@ -50,11 +50,16 @@ func (r *Reader) ReadPageAbove(img image.Image, w, h int, top float64) (*Page, e
 	doc := rectify(g, findDocument(g), w, h)
 	clean := cleanForText(doc)
 	if top >= 0.45 && top < 1 {
+		// The zone is painted out in the page's own background level, not white: on a
+		// photographed card (a grey 180–200) a white band a quarter of the page high moves
+		// Tesseract's global threshold between the band and the card, and the whole card
+		// above, text and all, reads as one dark area (no words at all).
 		from := max(0, int(top*float64(h))-h/100)
+		bg := median(clean.Pix[:from*clean.Stride])
 		for y := from; y < h; y++ {
 			row := clean.Pix[y*clean.Stride : y*clean.Stride+w]
 			for x := range row {
-				row[x] = 255
+				row[x] = bg
 			}
 		}
 	}
@@ -189,4 +194,19 @@ func abs64(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// median returns the median of pix (255 when empty).
+func median(pix []uint8) uint8 {
+	var hist [256]int
+	for _, v := range pix {
+		hist[v]++
+	}
+	half, n := len(pix)/2, 0
+	for v, c := range hist {
+		if n += c; n > half {
+			return uint8(v)
+		}
+	}
+	return 255
 }
