@@ -118,13 +118,17 @@ func locateDocument(p plane, img image.Image, w, h int, minArea float64) docFind
 		return out
 	}
 
-	if isDocumentAspect(float64(w) / float64(h)) {
+	// A picture of a document's own shape is taken as cropped to it unless a large enough
+	// document lies inside it; boxes and bands printed on the document make corners there,
+	// so no document is inferred from one (cornerQuad).
+	cropped := isDocumentAspect(float64(w) / float64(h))
+	if cropped {
 		minArea = max(minArea, minCroppedInnerArea)
 	}
 	// Three passes on luma: strong edges first, so that a striped or busy surface cannot
 	// crowd the document's sides out of the strongest lines; then every edge, for a document
 	// on a surface of nearly its own brightness; then faint edges voting in full
-	// (faintGradient). Then, when img is given, the last two on each chroma plane
+	// (faintGradient). Then, when img is given in colour, the last two on each chroma plane
 	// (chromaPlanes), for a card of the table's brightness but not its hue. In each, a whole
 	// quadrilateral of four seen sides first, then one with a side inferred from three seen
 	// ones (inferQuad). The first framed document found is the answer.
@@ -146,8 +150,8 @@ func locateDocument(p plane, img image.Image, w, h int, minArea float64) docFind
 			return cb
 		}
 	}
-	passes := []pass{{luma, strongGradient, maxEdgeWeight, true}, {luma, minGradient, maxEdgeWeight, true}, {luma, faintGradient, faintWeight, true}}
-	if img != nil {
+	passes := []pass{{luma, strongGradient, maxEdgeWeight, !cropped}, {luma, minGradient, maxEdgeWeight, !cropped}, {luma, faintGradient, faintWeight, !cropped}}
+	if _, grey := img.(*image.Gray); img != nil && !grey {
 		// No corner inference on chroma: a card's white MRZ band is of a grey table's hue,
 		// so the band's edge and one side of a cut-off card make a corner there.
 		passes = append(passes,
@@ -173,7 +177,7 @@ func locateDocument(p plane, img image.Image, w, h int, minArea float64) docFind
 			partial = pc
 		}
 	}
-	if isDocumentAspect(float64(w) / float64(h)) {
+	if cropped {
 		whole := Quad{{0, 0}, {float64(w), 0}, {float64(w), float64(h)}, {0, float64(h)}}
 		return docFinding{verdict: docCropped, quad: whole, area: 1}
 	}
