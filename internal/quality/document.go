@@ -93,13 +93,16 @@ type quadCand struct {
 
 // locateDocument searches the luma plane p of a w × h image for a document: a convex
 // quadrilateral of document shape (see minQuadAspect) whose four sides lie on straight
-// image edges. The verdict is:
+// image edges; img (the image p was taken from; nil for none) adds its chroma planes' edges
+// when it is in colour. The verdict is:
 //   - docCropped when the picture's own aspect is a document's (within cropTolerance, either
 //     orientation) and no large enough document lies inside it: the capture was cropped to
 //     the document (as SDKs do), whose sides are then the frame's;
 //   - docFramed when a document lies wholly inside the frame (minBorderGap) and covers at
 //     least minArea of it (minCroppedInnerArea in a picture of a document's shape), its four
-//     sides seen or one of them inferred from the other three (inferQuad);
+//     sides seen, one of them inferred from the other three (inferQuad), or, outside a
+//     picture of a document's shape, two inferred from the corner of the other two and a
+//     box printed on the document (cornerQuad);
 //   - docCutOff when a document quadrilateral has a corner outside the frame, or when two or
 //     three straight sides of a document-sized region meet the frame's border;
 //   - docTooFar when the only whole document covers less than minArea;
