@@ -7,8 +7,8 @@ import (
 
 // chromaGain scales the chroma planes' differences from neutral before the edge search: a
 // card and a table of nearly one brightness differ in hue by 8–15 levels of Cb or Cr (a
-// bluish card on a beige table), which doubled is a second-pass edge (minGradient) over a
-// side's two pixels of blur.
+// bluish card on a beige table), which doubled is an edge of the minGradient or the
+// faintGradient pass over a side's two pixels of blur.
 const chromaGain = 2
 
 // chromaPlanes returns img's blue-difference and red-difference chroma (Cb, Cr of
