@@ -57,7 +57,8 @@ func selfieBadReasons() []string { return []string{"no_face", "multiple_faces", 
 // would, each with a real person's face on it when that person has two or more photos (one
 // on the document, another as the selfie); one session per document (genuine), and for
 // every third document an impostor session (a photo of another person of the split) and, with an
-// AttackFunc, an attack session (an attack rendering of the person's selfie photo); one bad
+// AttackFunc, an attack session (an attack rendering of the person's selfie photo, made for
+// that session, the AttackKinds in turn); one bad
 // capture (blur, glare, cut off, no document, too dark) sent before one good side of every
 // session, and one bad selfie (no face, two faces, blur) before the good one of every
 // second session. The faces of a split's documents and selfies are only that split's.
@@ -93,10 +94,11 @@ func Build(o BuildOptions) (*Corpus, error) {
 }
 
 type builder struct {
-	o BuildOptions
-	c *Corpus
-	r *rand.Rand
-	n int // items written, for ids
+	o       BuildOptions
+	c       *Corpus
+	r       *rand.Rand
+	n       int // items written, for ids
+	attacks int // attack sessions written, for their kinds in turn
 }
 
 // identity is one person of the face set with their photos' face ids in the corpus.
@@ -296,7 +298,21 @@ func (b *builder) sessions(split string, d Document, doc docgen.Document, who *i
 			}
 		}
 	}
-	if a, ok := attackOf[selfie]; ok && i%3 == 1 {
+	if _, ok := attackOf[selfie]; ok && i%3 == 1 {
+		// A rendering of its own for every attack session, the kinds in turn: a split has
+		// few people with two photos, and one rendering per photo put one attack into every
+		// attack session of a run.
+		ph := who.photos[1]
+		kind := b.o.AttackKinds[b.attacks%len(b.o.AttackKinds)]
+		b.attacks++
+		img, err := b.o.Attack(ph.Image, ph.FaceBox, kind, b.r.Uint64())
+		if err != nil {
+			return fmt.Errorf("evaluation: attack %s of %s: %w", kind, ph.ID, err)
+		}
+		a, err := b.face(split, FacePhoto{ID: ph.ID, Identity: ph.Identity, Source: ph.Source + " → attack " + kind, Licence: ph.Licence, Image: img}, kind, selfie)
+		if err != nil {
+			return err
+		}
 		return add(Attack, a)
 	}
 	return nil
