@@ -80,7 +80,7 @@ func (r *Reader) ReadMRZAt(img image.Image) (*mrz.MRZ, Confidence, float64, erro
 		if m.Valid && implausible == nil {
 			implausible, implausibleConf, implausibleTop = m, conf, top
 		}
-		if !m.Valid && invalid == nil && fillerRuns(m.Lines) >= minFillerRuns {
+		if !m.Valid && invalid == nil {
 			invalid, invalidConf, invalidTop = m, conf, top
 		}
 	}
@@ -94,7 +94,8 @@ func (r *Reader) ReadMRZAt(img image.Image) (*mrz.MRZ, Confidence, float64, erro
 }
 
 // bestMRZ picks the MRZ lines out of the recognised lines (the last two or three long lines of
-// one format's length) and returns the best parse: a valid one when any correction gives one.
+// one format's length) and returns the best parse: a valid one when any correction gives one,
+// else an invalid one whose lines as read show minFillerRuns runs of fillers, else nil.
 func bestMRZ(lines []line) (*mrz.MRZ, Confidence, int) {
 	var texts []string
 	var confs []Confidence
@@ -143,7 +144,9 @@ func bestMRZ(lines []line) (*mrz.MRZ, Confidence, int) {
 		if m.Valid {
 			return m, conf, top
 		}
-		if fallback == nil {
+		// A zone that no correction validates counts only with a zone's fillers as read
+		// (before correctMRZ pads a short line with them).
+		if fallback == nil && fillerRuns(cand) >= minFillerRuns {
 			fallback, fallbackConf, fallbackTop = m, conf, top
 		}
 	}
