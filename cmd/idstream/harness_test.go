@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -227,21 +228,27 @@ func (c *client) upload(sessionID, endpoint, side string, img []byte, token stri
 // waitStatus polls Data Get until the session reaches one of the statuses.
 func (c *client) waitStatus(sessionID string, statuses ...string) map[string]any {
 	c.t.Helper()
+	return c.waitView(sessionID, fmt.Sprint("status ", statuses), func(m map[string]any) bool {
+		return slices.Contains(statuses, fmt.Sprint(m["status"]))
+	})
+}
+
+// waitView polls Data Get until the session's body satisfies done (up to 60 s) and returns
+// it; the test fails with what (the condition, for the message) when it never does.
+func (c *client) waitView(sessionID, what string, done func(map[string]any) bool) map[string]any {
+	c.t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	var last response
 	for time.Now().Before(deadline) {
 		last = c.do(http.MethodGet, "/v1/ekyc/sessions/"+sessionID, c.key, "", nil)
 		if last.status == http.StatusOK {
-			m := last.json(c.t)
-			for _, s := range statuses {
-				if m["status"] == s {
-					return m
-				}
+			if m := last.json(c.t); done(m) {
+				return m
 			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	c.t.Fatalf("session %s never reached %v; last: %d %s", sessionID, statuses, last.status, last.body)
+	c.t.Fatalf("session %s never reached %s; last: %d %s", sessionID, what, last.status, last.body)
 	return nil
 }
 
