@@ -159,22 +159,14 @@ func (b *builder) split(split string) error {
 		}
 	}
 	// Attack renderings of every bona fide photo, one kind each in turn.
-	attackOf := map[string]string{} // corpus face id → an attack face id made from it
-	if b.o.Attack != nil && len(b.o.AttackKinds) > 0 {
+	if b.attacking() {
 		k := 0
 		for _, p := range people {
 			for _, ph := range p.photos {
-				kind := b.o.AttackKinds[k%len(b.o.AttackKinds)]
-				k++
-				img, err := b.o.Attack(ph.Image, ph.FaceBox, kind, b.r.Uint64())
-				if err != nil {
-					return fmt.Errorf("evaluation: attack %s of %s: %w", kind, ph.ID, err)
-				}
-				id, err := b.face(split, FacePhoto{ID: ph.ID, Identity: ph.Identity, Source: ph.Source + " → attack " + kind, Licence: ph.Licence, Image: img}, kind, faceIDs[ph.ID])
-				if err != nil {
+				if _, err := b.attack(split, ph, b.o.AttackKinds[k%len(b.o.AttackKinds)], faceIDs[ph.ID]); err != nil {
 					return err
 				}
-				attackOf[faceIDs[ph.ID]] = id
+				k++
 			}
 		}
 	}
@@ -199,7 +191,7 @@ func (b *builder) split(split string) error {
 			if err != nil {
 				return err
 			}
-			if err := b.sessions(split, d, doc, who, pairs, faceIDs, attackOf, docIndex); err != nil {
+			if err := b.sessions(split, d, doc, who, pairs, faceIDs, docIndex); err != nil {
 				return err
 			}
 			docIndex++
@@ -233,7 +225,7 @@ func (b *builder) document(split string, doc docgen.Document, who *identity) (Do
 
 // sessions records the genuine, impostor and attack sessions of one document, with their
 // bad captures.
-func (b *builder) sessions(split string, d Document, doc docgen.Document, who *identity, pairs []*identity, faceIDs, attackOf map[string]string, i int) error {
+func (b *builder) sessions(split string, d Document, doc docgen.Document, who *identity, pairs []*identity, faceIDs map[string]string, i int) error {
 	retakes := func(withSelfie bool) (map[string]string, error) {
 		m := map[string]string{}
 		steps := slices.Sorted(maps.Keys(doc.Sides))
@@ -298,24 +290,31 @@ func (b *builder) sessions(split string, d Document, doc docgen.Document, who *i
 			}
 		}
 	}
-	if _, ok := attackOf[selfie]; ok && i%3 == 1 {
+	if b.attacking() && i%3 == 1 {
 		// A rendering of its own for every attack session, the kinds in turn: a split has
 		// few people with two photos, and one rendering per photo put one attack into every
 		// attack session of a run.
-		ph := who.photos[1]
-		kind := b.o.AttackKinds[b.attacks%len(b.o.AttackKinds)]
-		b.attacks++
-		img, err := b.o.Attack(ph.Image, ph.FaceBox, kind, b.r.Uint64())
-		if err != nil {
-			return fmt.Errorf("evaluation: attack %s of %s: %w", kind, ph.ID, err)
-		}
-		a, err := b.face(split, FacePhoto{ID: ph.ID, Identity: ph.Identity, Source: ph.Source + " → attack " + kind, Licence: ph.Licence, Image: img}, kind, selfie)
+		a, err := b.attack(split, who.photos[1], b.o.AttackKinds[b.attacks%len(b.o.AttackKinds)], selfie)
 		if err != nil {
 			return err
 		}
+		b.attacks++
 		return add(Attack, a)
 	}
 	return nil
+}
+
+// attacking reports whether the corpus has attack renderings (an AttackFunc and kinds).
+func (b *builder) attacking() bool { return b.o.Attack != nil && len(b.o.AttackKinds) > 0 }
+
+// attack renders a presentation attack of kind from the bona fide photo ph (corpus face id
+// of) and records it, returning its corpus face id.
+func (b *builder) attack(split string, ph FacePhoto, kind, of string) (string, error) {
+	img, err := b.o.Attack(ph.Image, ph.FaceBox, kind, b.r.Uint64())
+	if err != nil {
+		return "", fmt.Errorf("evaluation: attack %s of %s: %w", kind, ph.ID, err)
+	}
+	return b.face(split, FacePhoto{ID: ph.ID, Identity: ph.Identity, Source: ph.Source + " → attack " + kind, Licence: ph.Licence, Image: img}, kind, of)
 }
 
 // badSelfie builds a selfie the gate must send back for reason: a background with no face,
