@@ -280,11 +280,12 @@ func searchQuads(q plane, minGrad, fullWeight float32, minArea float64, corner b
 		}
 	}
 	if bestInside == nil || bestInside.area < minArea {
-		inferred = inferQuad(lines, q.w, q.h, minDim, frame)
-	}
-	if corner && bestInside != nil && bestInside.area < minArea && (inferred == nil || inferred.area < minArea) {
-		if c := cornerQuad(lines, bestInside, q.w, q.h, minDim, frame); c != nil {
-			inferred = c
+		rs := sideRuns(lines, minDim)
+		inferred = inferQuad(lines, rs, q.w, q.h, minDim, frame)
+		if corner && bestInside != nil && (inferred == nil || inferred.area < minArea) {
+			if c := cornerQuad(lines, rs, bestInside, q.w, q.h, minDim, frame); c != nil {
+				inferred = c
+			}
 		}
 	}
 	if bestInside != nil {

@@ -22,6 +22,19 @@ const (
 	maxInferSkew = 15
 )
 
+// sideRuns returns the runs (run) of every line that is not a border of the frame, which
+// inferQuad and cornerQuad follow to a side's end: gaps under runGap, at least a tenth of
+// minDim long.
+func sideRuns(lines []line, minDim float64) [][]run {
+	rs := make([][]run, len(lines))
+	for i := range lines {
+		if !lines[i].border {
+			rs[i] = lines[i].runs(minDim*runGap, minDim/10)
+		}
+	}
+	return rs
+}
+
 // run is a stretch of a line, positions lo..hi along it, on edges with gaps under runGap.
 type run struct{ lo, hi float64 }
 
@@ -89,16 +102,10 @@ func lineThrough(x0, y0, x1, y1 float64) (line, bool) {
 // their far ends, and the fourth side joins those ends. The quadrilateral must pass
 // judgeQuad as a whole one (shape, the three seen sides supported with their ends, one
 // polarity), the inferred side must be within maxInferSkew of c, and its corners at least
-// inferMargin inside the frame. nil when there is none.
-func inferQuad(lines []line, w, h int, minDim, frame float64) *quadCand {
-	gap, tol, margin := minDim*runGap, minDim/30, minDim*inferMargin
+// inferMargin inside the frame. rs are the lines' runs (sideRuns). nil when there is none.
+func inferQuad(lines []line, rs [][]run, w, h int, minDim, frame float64) *quadCand {
+	tol, margin := minDim/30, minDim*inferMargin
 	fw, fh := float64(w-1), float64(h-1)
-	rs := make([][]run, len(lines))
-	for i := range lines {
-		if !lines[i].border {
-			rs[i] = lines[i].runs(gap, minDim/10)
-		}
-	}
 	cx, cy := fw/2, fh/2
 	var best *quadCand
 	for i := range lines {
@@ -195,9 +202,9 @@ const maxAnchorSkew = 4
 // anchor, keep the seen sides' far ends inferMargin inside the frame (a side cut by the
 // frame is not seen to end) and the far corner within farCornerSlack of it, and pass
 // judgeQuad as a whole one (shape, the two seen sides supported to their ends, each of one
-// polarity). nil when there is none.
-func cornerQuad(lines []line, anchor *quadCand, w, h int, minDim, frame float64) *quadCand {
-	gap, tol, margin := minDim*runGap, minDim/30, minDim*inferMargin
+// polarity). rs are the lines' runs (sideRuns). nil when there is none.
+func cornerQuad(lines []line, rs [][]run, anchor *quadCand, w, h int, minDim, frame float64) *quadCand {
+	tol, margin := minDim/30, minDim*inferMargin
 	fw, fh := float64(w-1), float64(h-1)
 	var anchorSides [4]line
 	for k := range 4 {
@@ -216,17 +223,12 @@ func cornerQuad(lines []line, anchor *quadCand, w, h int, minDim, frame float64)
 		}
 		return false
 	}
-	rs := make([][]run, len(lines))
-	for i := range lines {
-		if !lines[i].border && parallelToAnchor(lines[i].deg) {
-			rs[i] = lines[i].runs(gap, minDim/10)
-		}
-	}
 	var best *quadCand
 	for i := range lines {
 		for j := range lines {
 			a, c := &lines[i], &lines[j]
-			if i == j || len(rs[i]) == 0 || len(rs[j]) == 0 || angleDiff(a.deg, c.deg) < 60 {
+			if i == j || len(rs[i]) == 0 || len(rs[j]) == 0 || angleDiff(a.deg, c.deg) < 60 ||
+				!parallelToAnchor(a.deg) || !parallelToAnchor(c.deg) {
 				continue
 			}
 			px, py, ok := intersect(a, c)
