@@ -8,9 +8,35 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/face/facetest"
 	qualitygate "github.com/idstream/idstream/internal/quality"
 )
+
+// samplePhoto is one of the real group photos of models/testimages with the faces the
+// engine finds in it.
+type samplePhoto struct {
+	n     int // sample<n>.jpg
+	name  string
+	img   image.Image
+	faces []face.Face
+}
+
+// samplePhotos returns the real group photos sample1.jpg … sample6.jpg with their faces.
+func samplePhotos(t *testing.T, env *facetest.Env, e *face.Engine) []samplePhoto {
+	t.Helper()
+	var out []samplePhoto
+	for i := 1; i <= 6; i++ {
+		name := fmt.Sprintf("sample%d.jpg", i)
+		img := env.Photo(t, name)
+		faces, err := e.Detect(img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, samplePhoto{n: i, name: name, img: img, faces: faces})
+	}
+	return out
+}
 
 // TestRealFaces measures the face checks on the 22 faces of the real group photos
 // (models/testimages): the figures DefaultSelfieFraming's MaxYaw and MinEyeSpan and the
@@ -25,14 +51,9 @@ func TestRealFaces(t *testing.T) {
 	fr := DefaultSelfieFraming()
 	profile := image.Pt(450, 270) // inside the side-on face's box in sample2.jpg
 	n := 0
-	for i := 1; i <= 6; i++ {
-		name := fmt.Sprintf("sample%d.jpg", i)
-		img := env.Photo(t, name)
-		faces, err := e.Detect(img)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range faces {
+	for _, ph := range samplePhotos(t, env, e) {
+		i, name, img := ph.n, ph.name, ph.img
+		for _, f := range ph.faces {
 			n++
 			l, r, nose := f.Points[0], f.Points[1], f.Points[2]
 			ex, ey := r.X-l.X, r.Y-l.Y
@@ -69,14 +90,9 @@ func TestRealFaceSelfies(t *testing.T) {
 	f := newFixture(t, WithFaceDetector(e, DefaultSelfieFraming()))
 	profile := image.Pt(450, 270)
 	var n, passed, neighbours int
-	for i := 1; i <= 6; i++ {
-		name := fmt.Sprintf("sample%d.jpg", i)
-		img := env.Photo(t, name)
-		faces, err := e.Detect(img)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k, fc := range faces {
+	for _, ph := range samplePhotos(t, env, e) {
+		i, name, img := ph.n, ph.name, ph.img
+		for k, fc := range ph.faces {
 			m := fc.Box.Dx() * 6 / 10
 			crop := facetest.Crop(img, fc.Box.Inset(-m).Intersect(img.Bounds()))
 			b := crop.Bounds()
