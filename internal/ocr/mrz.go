@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/otiai10/gosseract/v2"
@@ -100,6 +102,7 @@ func bestMRZ(lines []line) (*mrz.MRZ, Confidence, int) {
 	var texts []string
 	var confs []Confidence
 	var tops []int
+	var spans [][2]int
 	for _, l := range lines {
 		t := strings.Map(func(r rune) rune {
 			if strings.ContainsRune(mrzAlphabet, r) {
@@ -111,6 +114,7 @@ func bestMRZ(lines []line) (*mrz.MRZ, Confidence, int) {
 			texts = append(texts, t)
 			confs = append(confs, l.conf)
 			tops = append(tops, l.top)
+			spans = append(spans, [2]int{l.left, l.right})
 		}
 	}
 	var fallback *mrz.MRZ
@@ -122,7 +126,7 @@ func bestMRZ(lines []line) (*mrz.MRZ, Confidence, int) {
 		if len(texts) < f.lines {
 			continue
 		}
-		cand := texts[len(texts)-f.lines:]
+		cand := alignLines(texts[len(texts)-f.lines:], spans[len(spans)-f.lines:], f.length)
 		ok := true
 		for _, t := range cand {
 			if abs(len(t)-f.length) > 3 {
@@ -153,6 +157,50 @@ func bestMRZ(lines []line) (*mrz.MRZ, Confidence, int) {
 	return fallback, fallbackConf, fallbackTop
 }
 
+// alignLines drops the characters of a line longer than n that lie outside the zone's
+// columns: a zone's lines are printed in one monospace grid, so a line whose extent begins
+// (or ends) at least 0.6 of a character's pitch before (after) the other lines' read one or
+// more spurious glyphs there (a card's edge or shadow), which no filler run's count explains.
+// spans holds each line's horizontal extent. The grid is taken only from lines read at the
+// format's length n, and a line is trimmed only when its extent is its characters' (within
+// half a pitch: a box widened by specks Tesseract read as nothing says nothing about its
+// characters), on one side, and by no more than its extra length.
+func alignLines(texts []string, spans [][2]int, n int) []string {
+	out := slices.Clone(texts)
+	for i, t := range texts {
+		extra := len(t) - n
+		if extra <= 0 {
+			continue
+		}
+		var lefts, rights []int
+		var pitch float64
+		for j, u := range texts {
+			if j != i && len(u) == n && spans[j][1] > spans[j][0] {
+				lefts, rights = append(lefts, spans[j][0]), append(rights, spans[j][1])
+				pitch += float64(spans[j][1] - spans[j][0])
+			}
+		}
+		if len(lefts) == 0 {
+			continue
+		}
+		pitch /= float64(n * len(lefts))
+		if math.Abs(float64(spans[i][1]-spans[i][0])-pitch*float64(len(t))) > pitch/2 {
+			continue
+		}
+		slices.Sort(lefts)
+		slices.Sort(rights)
+		before := int(math.Round(float64(lefts[len(lefts)/2]-spans[i][0])/pitch - 0.1))
+		after := int(math.Round(float64(spans[i][1]-rights[len(rights)/2])/pitch - 0.1))
+		switch {
+		case before > 0 && after <= 0:
+			out[i] = t[min(before, extra):]
+		case after > 0 && before <= 0:
+			out[i] = t[:len(t)-min(after, extra)]
+		}
+	}
+	return out
+}
+
 func abs(x int) int {
 	if x < 0 {
 		return -x
@@ -161,7 +209,9 @@ func abs(x int) int {
 }
 
 // lengthVariants returns ways to bring t to n characters: by growing or shrinking one run of
-// fillers (OCR most often miscounts long runs of '<'), or at the end.
+// fillers, the longest first (OCR most often miscounts long runs of '<'; a name line has no
+// check digit to refuse a "<<" between surname and given names shrunk instead), or at the
+// end.
 func lengthVariants(t string, n int) []string {
 	if len(t) == n {
 		return []string{t}
@@ -175,6 +225,7 @@ func lengthVariants(t string, n int) []string {
 		}
 	}
 	d := n - len(t)
+	var runs [][2]int // start, end of each run of fillers
 	for i := 0; i < len(t); i++ {
 		if t[i] != '<' || (i > 0 && t[i-1] == '<') {
 			continue
@@ -183,6 +234,11 @@ func lengthVariants(t string, n int) []string {
 		for j < len(t) && t[j] == '<' {
 			j++
 		}
+		runs = append(runs, [2]int{i, j})
+	}
+	slices.SortStableFunc(runs, func(a, b [2]int) int { return (b[1] - b[0]) - (a[1] - a[0]) })
+	for _, r := range runs {
+		i, j := r[0], r[1]
 		if d > 0 {
 			add(t[:j] + strings.Repeat("<", d) + t[j:])
 		} else if j-i >= -d {

@@ -192,6 +192,8 @@ type line struct {
 	text string
 	conf Confidence
 	top  int // the highest word's top, in the image's pixels
+	// left and right are the line's horizontal extent (its words' boxes), in the image's pixels.
+	left, right int
 }
 
 // recognise runs engine e on the encoded image (PGM) with page segmentation mode psm and
@@ -215,11 +217,12 @@ func (r *Reader) recognise(e engine, img []byte, psm gosseract.PageSegMode) ([]l
 		k := [3]int{b.BlockNum, b.ParNum, b.LineNum}
 		if k != key {
 			flush()
-			out = append(out, line{top: b.Box.Min.Y})
+			out = append(out, line{top: b.Box.Min.Y, left: b.Box.Min.X, right: b.Box.Max.X})
 			key = k
 		}
 		l := &out[len(out)-1]
 		l.top = min(l.top, b.Box.Min.Y)
+		l.left, l.right = min(l.left, b.Box.Min.X), max(l.right, b.Box.Max.X)
 		if l.text != "" {
 			l.text += " "
 		}
