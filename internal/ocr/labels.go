@@ -293,7 +293,8 @@ func (ix *layoutIndex) capitals(idx []int) bool {
 }
 
 // group merges the accepted matches of one field that belong to one printed label: on the
-// same row with only separators between, or the English subtitle on the row just below.
+// same row with only separators between (the words between then belong to the label), or
+// the English subtitle on the row just below.
 func (ix *layoutIndex) group(ms []labelMatch) {
 	sort.Slice(ms, func(i, j int) bool {
 		if ms[i].row != ms[j].row {
@@ -317,6 +318,11 @@ func (ix *layoutIndex) group(ms []labelMatch) {
 				g.box = g.box.Union(m.box)
 				joined = true
 				ix.markLabel(m, gi)
+				if sameRow {
+					for p := last.to + 1; p < m.from; p++ {
+						ix.label[ix.rows[m.row][p]] = gi
+					}
+				}
 				break
 			}
 		}
@@ -335,10 +341,11 @@ func (ix *layoutIndex) markLabel(m labelMatch, gi int) {
 }
 
 // onlySeparators reports whether the words at positions from..to of row r carry no letters or
-// digits.
+// digits, or are one glyph a slash is read as ("Nơi cư trú / Place of residence" read with
+// a "7" between the two labels, which was then taken for the value).
 func (ix *layoutIndex) onlySeparators(r, from, to int) bool {
 	for p := from; p <= to; p++ {
-		if ix.tokens[ix.rows[r][p]] != "" {
+		if t := ix.tokens[ix.rows[r][p]]; t != "" && (len(t) != 1 || !strings.Contains("71IL", t)) {
 			return false
 		}
 	}

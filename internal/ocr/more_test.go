@@ -237,3 +237,74 @@ func TestPageAboveZoneOnADimCard(t *testing.T) {
 		t.Errorf("page above the zone of a dim card: %d words, want the issue date %s:\n%s", len(page.Words), printed, text)
 	}
 }
+
+// TestZoneLineWithAStrayGlyphBeforeIt: a chip card's name line read with a glyph more at its
+// left (the card's shadow read as "P") begins a character's pitch before the zone's other
+// lines; the glyph is dropped there, not a filler of the name's "<<" (which made the surname
+// "PDUONG THI HUONG"). A line read one filler too long where it aligns keeps its first letter.
+func TestZoneLineWithAStrayGlyphBeforeIt(t *testing.T) {
+	zone := []line{
+		{text: "IDVNM1772357633040177235763<<<", left: 47, right: 1125},
+		{text: "7710126F3710128VNM<<<<<<<<<<<3", left: 45, right: 1124},
+		{text: "PDUONG<<THI<HUONG<<<<<<<<<<<<<<", left: 0, right: 1125},
+	}
+	m, _, _ := bestMRZ(zone)
+	if m == nil || !m.Valid || m.Surname != "DUONG" || m.GivenNames != "THI HUONG" {
+		t.Fatalf("stray glyph before the name line: %+v, want DUONG / THI HUONG", m)
+	}
+	zone[2] = line{text: "DUONG<<THI<HUONG<<<<<<<<<<<<<<<", left: 46, right: 1126}
+	if m, _, _ := bestMRZ(zone); m == nil || m.Surname != "DUONG" || m.GivenNames != "THI HUONG" {
+		t.Fatalf("one filler too many, aligned: %+v, want DUONG / THI HUONG", m)
+	}
+	zone[2] = line{text: "DUONG<<THI<HUONG<<<<<<<<<<<<<<X", left: 46, right: 1162}
+	if m, _, _ := bestMRZ(zone); m == nil || m.Lines[2] != "DUONG<<THI<HUONG<<<<<<<<<<<<<<" {
+		t.Fatalf("stray glyph after the name line: %+v", m)
+	}
+}
+
+// TestDiacriticReadApartIsNoWord: the hook of THẢO's Ả, read as a word "Ờ" of its own with
+// no confidence, is dropped; the small label above the name and a comma beside it are kept.
+func TestDiacriticReadApartIsNoWord(t *testing.T) {
+	ws := []Word{
+		{Text: "tên/", Box: image.Rect(415, 382, 446, 399), Conf: 0.91},
+		{Text: "Ờ", Box: image.Rect(773, 405, 778, 412), Conf: 0},
+		{Text: "NGUYỄN", Box: image.Rect(389, 403, 534, 440), Conf: 0.93},
+		{Text: "THẢO", Box: image.Rect(716, 412, 812, 439), Conf: 0.88},
+		{Text: ",", Box: image.Rect(814, 432, 818, 442), Conf: 0.2},
+	}
+	var got []string
+	for _, w := range dropDetachedMarks(ws) {
+		got = append(got, w.Text)
+	}
+	if strings.Join(got, " ") != "tên/ NGUYỄN THẢO ," {
+		t.Fatalf("words %q, want the mark dropped and every other word kept", got)
+	}
+}
+
+// TestSlashReadAsASevenBetweenLabels: "Nơi cư trú / Place of residence:" read with the slash
+// as a "7" is still one label, and the place is the line below it, not the "7".
+func TestSlashReadAsASevenBetweenLabels(t *testing.T) {
+	row := func(y int, texts ...string) []Word {
+		var ws []Word
+		x := 55
+		for _, s := range texts {
+			w := 12 * len([]rune(s))
+			ws = append(ws, Word{Text: s, Box: image.Rect(x, y, x+w, y+16), Conf: 0.95})
+			x += w + 8
+		}
+		return ws
+	}
+	ws := append(row(50, "Nơi", "cư", "trú", "7", "Place", "of", "residence:"),
+		row(80, "377/40", "Võ", "Thị", "Sáu,", "Thị", "trấn", "Nam", "Đàn")...)
+	ix := analyse(ws)
+	for gi, g := range ix.groups {
+		if g.field != "place_of_residence" {
+			continue
+		}
+		if got := ix.valueOf(gi, true, false).text(ws); got != "377/40 Võ Thị Sáu, Thị trấn Nam Đàn" {
+			t.Fatalf("place of residence %q, want the line below its label", got)
+		}
+		return
+	}
+	t.Fatalf("no place_of_residence label found:\n%s", ix.dump())
+}

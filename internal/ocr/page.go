@@ -83,7 +83,7 @@ func (r *Reader) readPage(doc, clean *image.Gray, psm gosseract.PageSegMode) (*P
 		return nil, fmt.Errorf("ocr: read page: %w", err)
 	}
 	w, h := doc.Rect.Dx(), doc.Rect.Dy()
-	return &Page{Width: w, Height: h, Words: splitWords(words), doc: doc, clean: clean}, nil
+	return &Page{Width: w, Height: h, Words: dropDetachedMarks(splitWords(words)), doc: doc, clean: clean}, nil
 }
 
 // words runs engine e on the encoded image with page segmentation mode psm and returns its
@@ -102,6 +102,33 @@ func (r *Reader) words(e engine, img []byte, psm gosseract.PageSegMode) ([]Word,
 		out = append(out, Word{Text: t, Box: b.Box, Conf: Confidence(b.Confidence / 100), Block: b.BlockNum, Par: b.ParNum, Line: b.LineNum})
 	}
 	return out, nil
+}
+
+// dropDetachedMarks drops the words that are a diacritic Tesseract read apart from the word
+// it belongs to: a word read with low confidence whose box is less than half that word's
+// height both wide and high, within its horizontal extent and touching it from above or below
+// (the hook of THẢO's Ả read as a word "Ờ" that then ended the name). A small label above or
+// below a value is wider than that and read with confidence.
+func dropDetachedMarks(ws []Word) []Word {
+	out := ws[:0:0]
+	for i, w := range ws {
+		mark := false
+		for j, o := range ws {
+			if j == i || w.Conf >= 0.5 || 2*w.Box.Dy() >= o.Box.Dy() || 2*w.Box.Dx() >= o.Box.Dy() ||
+				w.Box.Min.X < o.Box.Min.X || w.Box.Max.X > o.Box.Max.X {
+				continue
+			}
+			gap := o.Box.Dy() / 4
+			if w.Box.Max.Y >= o.Box.Min.Y-gap && w.Box.Min.Y <= o.Box.Max.Y+gap {
+				mark = true
+				break
+			}
+		}
+		if !mark {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // splitWords splits words glued to a label by a colon ("tên:NGUYỄN") or a slash between
