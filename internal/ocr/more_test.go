@@ -308,3 +308,51 @@ func TestSlashReadAsASevenBetweenLabels(t *testing.T) {
 	}
 	t.Fatalf("no place_of_residence label found:\n%s", ix.dump())
 }
+
+// TestZoneAtThePagesEdge: a passport page whose zone's last line sits on the page's bottom
+// edge (as found, the edge can be a few pixels short of the page's) is read by the band that
+// runs past that edge; the bands that keep a margin inside it cut the line's glyph bottoms
+// (9 read as O, 6 as A, 8 as R).
+func TestZoneAtThePagesEdge(t *testing.T) {
+	data, err := os.ReadFile(cardrender.DefaultOCRBFont)
+	if err != nil {
+		t.Skipf("OCR-B font: %v", err)
+	}
+	f, err := opentype.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: 34, DPI: 72})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"P<VNMHO<<NGOC<TOAN<<<<<<<<<<<<<<<<<<<<<<<<<<", "P9996200<4VNM8711050M3312050096087409736<<52"}
+	// A picture cropped to the page (a passport's aspect), the zone's last baseline 4 px above
+	// its bottom edge.
+	img := image.NewGray(image.Rect(0, 0, 1250, 880))
+	for i := range img.Pix {
+		img.Pix[i] = 232
+	}
+	d := font.Drawer{Dst: img, Src: image.NewUniform(color.Gray{Y: 25}), Face: face}
+	for i, l := range want {
+		d.Dot = fixed.P(70, 876-(1-i)*44)
+		d.DrawString(l)
+	}
+	m, _, err := testReader(t).ReadMRZ(img)
+	if err != nil || m.Lines[0] != want[0] || m.Lines[1] != want[1] {
+		t.Fatalf("zone on the page's edge: %+v, %v; want %q", m, err, want)
+	}
+}
+
+// TestZoneAboveALineOfJunk: a band run past the page's edge reads the surface below it as a
+// long line of junk; the zone is the two lines above it.
+func TestZoneAboveALineOfJunk(t *testing.T) {
+	lines := []line{
+		{text: "P<VNMDAO<<THI<KIM<LAN<<<<<<<<<<<<<<<<<<<<<<<", left: 41, right: 1122},
+		{text: "C3036154<0VNM6801162F3105043079168604821<<22", left: 40, right: 1121},
+		{text: "<<UCQWWE03PCAM<C0<C<<<540<C<4050000440<000<0", left: 0, right: 1157},
+	}
+	if m, _, _ := bestMRZ(lines); m == nil || !m.Valid || m.DocumentNumber != "C3036154" {
+		t.Fatalf("zone above a line of junk: %+v", m)
+	}
+}

@@ -25,7 +25,8 @@ const mrzWidth = 1200
 // ReadMRZ finds and reads the machine readable zone of a card (TD1), TD2 document or passport
 // page (TD3) in img. It locates the document, rectifies it, reads candidate bands from the
 // bottom up (bottom 32 %, bottom 45 %; each thresholded globally, then against the local mean
-// for uneven light and tinted zones; then the whole document) with the OCR-B model, restores
+// for uneven light and tinted zones; then the whole document; last the bottom 45 % run past
+// the edge found, belowEdge) with the OCR-B model, restores
 // the line lengths of the format and validates the check digits. Characters the format allows
 // only as digits or only as letters are mapped through the classic confusions (O↔0, I↔1,
 // B↔8, S↔5, Z↔2, G↔6); in alphanumeric fields (document number, optional data) those
@@ -59,10 +60,19 @@ func (r *Reader) ReadMRZAt(img image.Image) (*mrz.MRZ, Confidence, float64, erro
 	type attempt struct {
 		top   float64
 		local bool // threshold against the local mean, for uneven light and tinted zones
+		below bool // the band runs past the document's bottom edge as found (belowEdge)
 	}
-	for _, a := range []attempt{{0.68, false}, {0.55, false}, {0.68, true}, {0.55, true}, {0, false}} {
+	var extended *image.Gray
+	for _, a := range []attempt{{0.68, false, false}, {0.55, false, false}, {0.68, true, false}, {0.55, true, false}, {0, false, false},
+		{0.55, false, true}, {0.55, true, true}} {
 		// Inner margins keep slivers of the background (imprecise corners) out of the band.
 		region := crop(doc, image.Rect(mrzWidth/60, int(a.top*float64(h)), mrzWidth-mrzWidth/60, h-h/60))
+		if a.below {
+			if extended == nil {
+				extended = rectify(g, extendDown(q, belowEdge), mrzWidth, int(float64(h)*(1+belowEdge)))
+			}
+			region = crop(extended, image.Rect(mrzWidth/60, int(a.top*float64(h)), mrzWidth-mrzWidth/60, h+int(belowEdge*float64(h)/2)))
+		}
 		band := binarise(region)
 		if a.local {
 			band = binariseLocal(region)
@@ -95,8 +105,23 @@ func (r *Reader) ReadMRZAt(img image.Image) (*mrz.MRZ, Confidence, float64, erro
 	return nil, 0, 1, ErrNoMRZ
 }
 
+// belowEdge is how far (share of the document's height) the last attempts' band runs past
+// the bottom edge found: a passport page whose zone is printed close to its edge, found a
+// few pixels short of it, had the bottoms of its last line cut (9 read as O, 6 as A, 8 as R).
+const belowEdge = 0.04
+
+// extendDown returns q with its bottom side moved down by f of its sides' lengths.
+func extendDown(q quad, f float64) quad {
+	out := q
+	for _, k := range [2][2]int{{3, 0}, {2, 1}} { // bottom corner, top corner of each side
+		b, t := q[k[0]], q[k[1]]
+		out[k[0]] = [2]float64{b[0] + f*(b[0]-t[0]), b[1] + f*(b[1]-t[1])}
+	}
+	return out
+}
+
 // bestMRZ picks the MRZ lines out of the recognised lines (the last two or three long lines of
-// one format's length) and returns the best parse: a valid one when any correction gives one,
+// one format's length, or those ending one or two long lines above the last) and returns the best parse: a valid one when any correction gives one,
 // else an invalid one whose lines as read show minFillerRuns runs of fillers, else nil.
 func bestMRZ(lines []line) (*mrz.MRZ, Confidence, int) {
 	var texts []string
@@ -120,38 +145,42 @@ func bestMRZ(lines []line) (*mrz.MRZ, Confidence, int) {
 	var fallback *mrz.MRZ
 	var fallbackConf Confidence
 	fallbackTop := 0
-	for _, f := range []struct {
-		lines, length int
-	}{{3, 30}, {2, 44}, {2, 36}} {
-		if len(texts) < f.lines {
-			continue
-		}
-		cand := alignLines(texts[len(texts)-f.lines:], spans[len(spans)-f.lines:], f.length)
-		ok := true
-		for _, t := range cand {
-			if abs(len(t)-f.length) > 3 {
-				ok = false
+	// The zone is the last lines, or ends a line or two above them: a band run past the
+	// document's edge (belowEdge) can read the surface below it as a line of junk.
+	for end := len(texts); end >= max(1, len(texts)-2); end-- {
+		for _, f := range []struct {
+			lines, length int
+		}{{3, 30}, {2, 44}, {2, 36}} {
+			if end < f.lines {
+				continue
 			}
-		}
-		if !ok {
-			continue
-		}
-		var conf Confidence
-		for _, c := range confs[len(confs)-f.lines:] {
-			conf += c / Confidence(f.lines)
-		}
-		m := correctMRZ(cand, f.length)
-		if m == nil {
-			continue
-		}
-		top := tops[len(tops)-f.lines]
-		if m.Valid {
-			return m, conf, top
-		}
-		// A zone that no correction validates counts only with a zone's fillers as read
-		// (before correctMRZ pads a short line with them).
-		if fallback == nil && fillerRuns(cand) >= minFillerRuns {
-			fallback, fallbackConf, fallbackTop = m, conf, top
+			from := end - f.lines
+			cand := alignLines(texts[from:end], spans[from:end], f.length)
+			ok := true
+			for _, t := range cand {
+				if abs(len(t)-f.length) > 3 {
+					ok = false
+				}
+			}
+			if !ok {
+				continue
+			}
+			var conf Confidence
+			for _, c := range confs[from:end] {
+				conf += c / Confidence(f.lines)
+			}
+			m := correctMRZ(cand, f.length)
+			if m == nil {
+				continue
+			}
+			if m.Valid {
+				return m, conf, tops[from]
+			}
+			// A zone that no correction validates counts only with a zone's fillers as read
+			// (before correctMRZ pads a short line with them).
+			if fallback == nil && fillerRuns(cand) >= minFillerRuns {
+				fallback, fallbackConf, fallbackTop = m, conf, tops[from]
+			}
 		}
 	}
 	return fallback, fallbackConf, fallbackTop
