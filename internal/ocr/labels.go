@@ -407,6 +407,15 @@ func (ix *layoutIndex) valueOf(gi int, multiline, below bool) value {
 		if len(chain) > 0 && ix.words[chain[0]].Box.Min.X-m.box.Max.X > 12*m.box.Dy() {
 			chain = nil // far right of the label: another column's text
 		}
+		// Words up to one ending in a colon are the rest of the label, misread ("Họ và
+		// tên/Eull narae:" for "Full name:", "Đlace ofresidence:"): labels end in one, values
+		// do not.
+		for k := range min(len(chain), 4) {
+			if strings.HasSuffix(ix.words[chain[k]].Text, ":") {
+				chain = chain[k+1:]
+				break
+			}
+		}
 		if len(chain) > 0 {
 			v.rows = append(v.rows, chain)
 			break

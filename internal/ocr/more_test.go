@@ -128,6 +128,10 @@ func TestNormalization(t *testing.T) {
 		{KindSex, "Nam", "M", true},
 		{KindSex, "?", "?", false},
 		{KindNationality, "Việt Nam", "VNM", true},
+		{KindNationality, "VIỆT NAM/VIETNAMESE", "VNM", true},
+		{KindNationality, "LAO", "LAO", true},
+		{KindNationality, "j", "j", false},
+		{KindNationality, "Natapahoy", "Natapahoy", false},
 		{KindCode, "29a-123.45", "29A-123.45", true},
 	}
 	for _, c := range cases {
@@ -354,5 +358,37 @@ func TestZoneAboveALineOfJunk(t *testing.T) {
 	}
 	if m, _, _ := bestMRZ(lines); m == nil || !m.Valid || m.DocumentNumber != "C3036154" {
 		t.Fatalf("zone above a line of junk: %+v", m)
+	}
+}
+
+// TestLabelsEnglishHalfMisread: a label whose English half is misread ("Full name:" read
+// "Eull narae:", "Place of residence:" read "Đlace ofresidence:") still ends at its colon:
+// the name is the line below, the place the text after the colon.
+func TestLabelsEnglishHalfMisread(t *testing.T) {
+	row := func(x, y int, texts ...string) []Word {
+		var ws []Word
+		for _, s := range texts {
+			w := 12 * len([]rune(s))
+			ws = append(ws, Word{Text: s, Box: image.Rect(x, y, x+w, y+16), Conf: 0.9})
+			x += w + 8
+		}
+		return ws
+	}
+	ws := append(row(350, 378, "Họ", "và", "tên/", "Eull", "narae:"), row(380, 400, "NGUYỄN", "BẢO", "HƯƠNG")...)
+	ws = append(ws, row(350, 600, "Nơi", "thường", "trú/", "Đlace", "ofresidence:", "Số", "12", "Hùng", "Vương")...)
+	ix := analyse(ws)
+	want := map[string]string{"full_name": "NGUYỄN BẢO HƯƠNG", "place_of_residence": "Số 12 Hùng Vương"}
+	for gi, g := range ix.groups {
+		w, ok := want[g.field]
+		if !ok {
+			continue
+		}
+		if got := ix.valueOf(gi, g.field == "place_of_residence", false).text(ws); got != w {
+			t.Errorf("%s: %q, want %q", g.field, got, w)
+		}
+		delete(want, g.field)
+	}
+	if len(want) > 0 {
+		t.Fatalf("labels not found: %v\n%s", want, ix.dump())
 	}
 }

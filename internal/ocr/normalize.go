@@ -80,7 +80,15 @@ func normalizeField(k FieldKind, raw string) (string, bool) {
 		if f := strings.ReplaceAll(foldVietnamese(s), " ", ""); f == "VIETNAM" || strings.Contains(f, "VIETNAM") || f == "VNM" {
 			return "VNM", true
 		}
-		return s, s != ""
+		// The documents read here are Vietnamese, so a nationality is Việt Nam; another
+		// counts only as an ISO 3166 alpha-3 code. A mark read beside the label ("j") or the
+		// English label misread ("Natapahoy") is no nationality, and the value below the
+		// label is tried.
+		code := len(s) == 3
+		for _, r := range s {
+			code = code && r >= 'A' && r <= 'Z'
+		}
+		return s, code
 	case KindCode:
 		s = strings.ToUpper(strings.ReplaceAll(s, " ", ""))
 		return s, s != ""
