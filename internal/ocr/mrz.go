@@ -82,7 +82,9 @@ func (r *Reader) ReadMRZAt(img image.Image) (*mrz.MRZ, Confidence, float64, erro
 			return nil, 0, 1, err
 		}
 		m, conf, lineTop := bestMRZ(lines)
-		if m == nil {
+		if m == nil || (a.below && !m.Valid) {
+			// A band run past the document reads the surface below it too: only a zone
+			// its check digits validate counts from there.
 			continue
 		}
 		top := (a.top*float64(h) + float64(lineTop)) / float64(h)
@@ -121,8 +123,9 @@ func extendDown(q quad, f float64) quad {
 }
 
 // bestMRZ picks the MRZ lines out of the recognised lines (the last two or three long lines of
-// one format's length, or those ending one or two long lines above the last) and returns the best parse: a valid one when any correction gives one,
-// else an invalid one whose lines as read show minFillerRuns runs of fillers, else nil.
+// one format's length; a valid zone may end one or two long lines above the last) and
+// returns the best parse: a valid one when any correction gives one, else an invalid one
+// whose lines as read show minFillerRuns runs of fillers, else nil.
 func bestMRZ(lines []line) (*mrz.MRZ, Confidence, int) {
 	var texts []string
 	var confs []Confidence
@@ -145,8 +148,9 @@ func bestMRZ(lines []line) (*mrz.MRZ, Confidence, int) {
 	var fallback *mrz.MRZ
 	var fallbackConf Confidence
 	fallbackTop := 0
-	// The zone is the last lines, or ends a line or two above them: a band run past the
-	// document's edge (belowEdge) can read the surface below it as a line of junk.
+	// The zone is the last lines, or, when its check digits validate it, ends a line or two
+	// above them: a band run past the document's edge (belowEdge) can read the surface below
+	// it as a line of junk.
 	for end := len(texts); end >= max(1, len(texts)-2); end-- {
 		for _, f := range []struct {
 			lines, length int
@@ -176,9 +180,9 @@ func bestMRZ(lines []line) (*mrz.MRZ, Confidence, int) {
 			if m.Valid {
 				return m, conf, tops[from]
 			}
-			// A zone that no correction validates counts only with a zone's fillers as read
-			// (before correctMRZ pads a short line with them).
-			if fallback == nil && fillerRuns(cand) >= minFillerRuns {
+			// A zone that no correction validates counts only as the last lines, with a
+			// zone's fillers as read (before correctMRZ pads a short line with them).
+			if fallback == nil && end == len(texts) && fillerRuns(cand) >= minFillerRuns {
 				fallback, fallbackConf, fallbackTop = m, conf, tops[from]
 			}
 		}
