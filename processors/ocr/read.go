@@ -230,7 +230,8 @@ func (g *group) readFrontByNumber(img image.Image) (*reading, error) {
 // readZoneSide reads a back or a passport page: the MRZ first. A passport page is read as a
 // passport whatever its zone says. A back whose zone is the chip card's is read as one;
 // otherwise the page's text decides (DetectType), and a back with a zone of another ID card
-// but no recognised text has no printed layout.
+// but no recognised text has no printed layout. A zone that fails its check digits on a
+// document whose text shows a type without one is dropped.
 func (g *group) readZoneSide(img image.Image, side string) (*reading, error) {
 	zone, conf, zoneTop, err := g.reader.ReadMRZAt(img)
 	switch {
@@ -273,6 +274,12 @@ func (g *group) readZoneSide(img image.Image, side string) (*reading, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if zone != nil && !zone.Valid && r.det.Type != TypeChipIDCard && r.det.Type != TypePassport && r.det.Type != TypeUnknown {
+		// The text shows a document that prints no zone (a 12-digit or 9-digit card's
+		// back, a vehicle registration's): a zone failing its check digits there is print or
+		// texture read as one, not a tampered zone.
+		zone, conf = nil, 0
 	}
 	r.zone, r.zoneConf = zone, conf
 	return r, nil
