@@ -177,18 +177,7 @@ func BenchmarkReadCardChipIDFront(b *testing.B) {
 // check digits but no zone at all, while a real zone read with broken check digits is still
 // reported as one (TestReadMRZ's cases keep the valid ones).
 func TestTwoLongTextLinesAreNoZone(t *testing.T) {
-	data, err := os.ReadFile(cardrender.DefaultOCRBFont)
-	if err != nil {
-		t.Skipf("OCR-B font: %v", err)
-	}
-	f, err := opentype.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: 28, DPI: 72})
-	if err != nil {
-		t.Fatal(err)
-	}
+	face := ocrbFace(t, 28)
 	draw := func(lines ...string) image.Image {
 		img := image.NewGray(image.Rect(0, 0, 900, 560))
 		for i := range img.Pix {
@@ -288,18 +277,8 @@ func TestDiacriticReadApartIsNoWord(t *testing.T) {
 // TestSlashReadAsASevenBetweenLabels: "Nơi cư trú / Place of residence:" read with the slash
 // as a "7" is still one label, and the place is the line below it, not the "7".
 func TestSlashReadAsASevenBetweenLabels(t *testing.T) {
-	row := func(y int, texts ...string) []Word {
-		var ws []Word
-		x := 55
-		for _, s := range texts {
-			w := 12 * len([]rune(s))
-			ws = append(ws, Word{Text: s, Box: image.Rect(x, y, x+w, y+16), Conf: 0.95})
-			x += w + 8
-		}
-		return ws
-	}
-	ws := append(row(50, "Nơi", "cư", "trú", "7", "Place", "of", "residence:"),
-		row(80, "377/40", "Võ", "Thị", "Sáu,", "Thị", "trấn", "Nam", "Đàn")...)
+	ws := append(wordsInRow(55, 50, "Nơi", "cư", "trú", "7", "Place", "of", "residence:"),
+		wordsInRow(55, 80, "377/40", "Võ", "Thị", "Sáu,", "Thị", "trấn", "Nam", "Đàn")...)
 	ix := analyse(ws)
 	for gi, g := range ix.groups {
 		if g.field != "place_of_residence" {
@@ -318,18 +297,7 @@ func TestSlashReadAsASevenBetweenLabels(t *testing.T) {
 // runs past that edge; the bands that keep a margin inside it cut the line's glyph bottoms
 // (9 read as O, 6 as A, 8 as R).
 func TestZoneAtThePagesEdge(t *testing.T) {
-	data, err := os.ReadFile(cardrender.DefaultOCRBFont)
-	if err != nil {
-		t.Skipf("OCR-B font: %v", err)
-	}
-	f, err := opentype.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: 34, DPI: 72})
-	if err != nil {
-		t.Fatal(err)
-	}
+	face := ocrbFace(t, 34)
 	want := []string{"P<VNMHO<<NGOC<TOAN<<<<<<<<<<<<<<<<<<<<<<<<<<", "P9996200<4VNM8711050M3312050096087409736<<52"}
 	// A picture cropped to the page (a passport's aspect), the zone's last baseline 4 px above
 	// its bottom edge.
@@ -365,17 +333,8 @@ func TestZoneAboveALineOfJunk(t *testing.T) {
 // "Eull narae:", "Place of residence:" read "Đlace ofresidence:") still ends at its colon:
 // the name is the line below, the place the text after the colon.
 func TestLabelsEnglishHalfMisread(t *testing.T) {
-	row := func(x, y int, texts ...string) []Word {
-		var ws []Word
-		for _, s := range texts {
-			w := 12 * len([]rune(s))
-			ws = append(ws, Word{Text: s, Box: image.Rect(x, y, x+w, y+16), Conf: 0.9})
-			x += w + 8
-		}
-		return ws
-	}
-	ws := append(row(350, 378, "Họ", "và", "tên/", "Eull", "narae:"), row(380, 400, "NGUYỄN", "BẢO", "HƯƠNG")...)
-	ws = append(ws, row(350, 600, "Nơi", "thường", "trú/", "Đlace", "ofresidence:", "Số", "12", "Hùng", "Vương")...)
+	ws := append(wordsInRow(350, 378, "Họ", "và", "tên/", "Eull", "narae:"), wordsInRow(380, 400, "NGUYỄN", "BẢO", "HƯƠNG")...)
+	ws = append(ws, wordsInRow(350, 600, "Nơi", "thường", "trú/", "Đlace", "ofresidence:", "Số", "12", "Hùng", "Vương")...)
 	ix := analyse(ws)
 	want := map[string]string{"full_name": "NGUYỄN BẢO HƯƠNG", "place_of_residence": "Số 12 Hùng Vương"}
 	for gi, g := range ix.groups {
@@ -391,4 +350,35 @@ func TestLabelsEnglishHalfMisread(t *testing.T) {
 	if len(want) > 0 {
 		t.Fatalf("labels not found: %v\n%s", want, ix.dump())
 	}
+}
+
+// wordsInRow lays texts out as words read on one line from (x, y): 12 px a letter, 16 px
+// high, 8 px apart, read with confidence 0.95.
+func wordsInRow(x, y int, texts ...string) []Word {
+	var ws []Word
+	for _, s := range texts {
+		w := 12 * len([]rune(s))
+		ws = append(ws, Word{Text: s, Box: image.Rect(x, y, x+w, y+16), Conf: 0.95})
+		x += w + 8
+	}
+	return ws
+}
+
+// ocrbFace returns the OCR-B face zones are printed in at size points (72 dpi); the test is
+// skipped where the font is not installed.
+func ocrbFace(t *testing.T, size float64) font.Face {
+	t.Helper()
+	data, err := os.ReadFile(cardrender.DefaultOCRBFont)
+	if err != nil {
+		t.Skipf("OCR-B font: %v", err)
+	}
+	f, err := opentype.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: 72})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return face
 }
