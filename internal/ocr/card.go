@@ -40,14 +40,15 @@ type Layout struct {
 // Field is one value read from a document. Value is normalised as its kind says; Raw is what
 // Tesseract returned. Valid is false when the value fails its kind's validation (an ID that
 // is not 12 digits, or 9 for the legacy card, an impossible date, an unknown sex): such a
-// value should not be trusted
-// whatever its Confidence.
+// value should not be trusted whatever its Confidence. Labelled is set by Reader.Fields when
+// the field's printed label was found on the page, whether or not a value was read beside it.
 type Field struct {
 	Name       string
 	Value      string
 	Raw        string
 	Confidence Confidence
 	Valid      bool
+	Labelled   bool
 }
 
 // ChipIDFront is the front of the 12-digit chip citizen identity card (CĂN CƯỚC CÔNG DÂN)

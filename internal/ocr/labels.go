@@ -135,6 +135,16 @@ type labelGroup struct {
 	box     image.Rectangle
 }
 
+// hasLabel reports whether the label of the named field was found on the page.
+func (ix *layoutIndex) hasLabel(field string) bool {
+	for _, g := range ix.groups {
+		if g.field == field {
+			return true
+		}
+	}
+	return false
+}
+
 // analyse finds the labels of the page.
 func analyse(ws []Word) *layoutIndex {
 	ix := &layoutIndex{words: ws, tokens: make([]string, len(ws)), rowOf: make([]int, len(ws)), posOf: make([]int, len(ws)), label: make([]int, len(ws))}
@@ -547,7 +557,8 @@ func levenshtein(a, b string) int {
 // code engine, and the reading that passes its kind's validation is kept. A field whose
 // label is not found is read from fallback's region of the same name when fallback has one
 // (fixed positions, the last resort), else it comes back empty and invalid. Fields come back
-// in specs' order, every one present. The error is only for OCR engine failures.
+// in specs' order, every one present, each Labelled when its label is on the page. The error
+// is only for OCR engine failures.
 func (r *Reader) Fields(p *Page, specs []FieldSpec, fallback *Layout) ([]Field, error) {
 	ix := analyse(p.Words)
 	out := make([]Field, 0, len(specs))
@@ -570,6 +581,7 @@ func (r *Reader) Fields(p *Page, specs []FieldSpec, fallback *Layout) ([]Field, 
 				}
 			}
 		}
+		f.Labelled = ix.hasLabel(s.Name)
 		out = append(out, f)
 	}
 	front := false // a holder's side: the birth date is read there
@@ -667,8 +679,26 @@ func (r *Reader) labelled(p *Page, ix *layoutIndex, s FieldSpec) (Field, bool, e
 
 // byShape finds a value that identifies itself without its label: a word of exactly 12
 // digits (9 for the 9-digit card's number) for an ID number, a date written out ("Ngày 15
-// tháng 03 năm 2012") for a long date.
+// tháng 03 năm 2012") for a long date, up to three words of a plate's form for a vehicle's
+// plate (printed large, its small label is easily lost).
 func (r *Reader) byShape(p *Page, ix *layoutIndex, s FieldSpec) (Field, bool, error) {
+	if s.Name == "plate" {
+		for _, row := range ix.rows {
+			for a := range row {
+				for b := a; b < len(row) && b < a+3 && ix.label[row[b]] < 0; b++ {
+					v := value{rows: [][]int{row[a : b+1]}}
+					if !plateForm.MatchString(plateText(v.text(ix.words))) {
+						continue
+					}
+					f, err := r.readValue(p, ix, v, s)
+					if err != nil || f.Valid {
+						return f, f.Valid, err
+					}
+				}
+			}
+		}
+		return Field{}, false, nil
+	}
 	switch s.Kind {
 	case KindIDNumber, KindLegacyIDNumber:
 		n := 12
@@ -829,6 +859,10 @@ func plateText(s string) string {
 }
 
 var motorbikePlate = regexp.MustCompile(`^(\d\d-[A-Z][A-Z0-9])(\d{3}\.?\d{2})$`)
+
+// plateForm is a Vietnamese plate exactly: a car's "30A-123.45" (or "30A-1234", "51LD-123.45")
+// or a motorbike's "79-E1 531.08".
+var plateForm = regexp.MustCompile(`^\d\d(?:[A-Z][A-Z0-9]?-\d{3}\.?\d{2}|[A-Z]-\d{4}|-[A-Z][A-Z0-9] ?\d{3}\.?\d{2})$`)
 
 // plateLike reports whether s has the shape of a Vietnamese plate: two digits, a series,
 // a dash and four or five digits (a dot and a space allowed).

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/idstream/idstream/internal/ocr"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -86,9 +87,25 @@ func (g *group) typeCheck(qa *schemas.QualityAssessed, side string, r *reading) 
 	return g.check(qa, CheckType, schemas.CheckPass, "", "document type: "+r.det.Type)
 }
 
-// fieldsCheck judges the required fields of the side (see RequiredFields).
+// labelledFields returns the fields not in required whose printed label was found: a
+// vehicle registration side that prints a field's label must have its value read.
+func labelledFields(fields []ocr.Field, required []string) []string {
+	var out []string
+	for _, f := range fields {
+		if f.Labelled && !slices.Contains(required, f.Name) {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// fieldsCheck judges the required fields of the side (see RequiredFields), and on a vehicle
+// registration also those whose label the side prints (labelledFields).
 func (g *group) fieldsCheck(qa *schemas.QualityAssessed, side string, r *reading) schemas.Check {
 	required := RequiredFields(r.det.Type, r.side(side), r.layout)
+	if r.det.Type == TypeVehicleRegistration {
+		required = append(required, labelledFields(r.fields, required)...)
+	}
 	if r.layout == "" || len(required) == 0 {
 		return g.check(qa, CheckFields, schemas.CheckSkipped, ReasonNoLayout, "No printed layout is known for this side.")
 	}

@@ -45,7 +45,7 @@ var (
 	kwChipBack     = []titleKeyword{{"PERSONALIDENTIFICATION", 2}}
 	kwCitizenBack  = []titleKeyword{{"DACDIEMNHANDANG", 2}}
 	kwLegacyBack   = []titleKeyword{{"DANTOC", 0}, {"TONGIAO", 1}, {"DAUVETRIENG", 2}}
-	kwVehicleBack  = []titleKeyword{{"CHUNGNHANDANGKY", 2}, {"BIENSODANGKY", 2}}
+	kwVehicleBack  = []titleKeyword{{"CHUNGNHANDANGKY", 2}, {"BIENSODANGKY", 2}, {"DANGKYLANDAU", 2}, {"SOKHUNG", 1}}
 )
 
 // DetectType tells the document types apart from the evidence of one image: zone is the
@@ -71,8 +71,9 @@ var (
 //     - back of the chip card: its bilingual label "Personal identification";
 //     - back of the 9-digit card: "DÂN TỘC", "TÔN GIÁO" or "DẤU VẾT RIÊNG";
 //     - back of a 12-digit card without those: "Đặc điểm nhận dạng" (id_card);
-//     - back of the vehicle registration: "CHỨNG NHẬN ĐĂNG KÝ" or "Biển số đăng ký" without
-//     the front's "ĐĂNG KÝ XE".
+//     - back of the vehicle registration: "CHỨNG NHẬN ĐĂNG KÝ", "Biển số đăng ký", "Đăng ký
+//     lần đầu" or "Số khung" (the issues differ in which fields the back prints) without the
+//     front's "ĐĂNG KÝ XE".
 //
 // Otherwise the type is unknown. The third kind of evidence, the length of the ID number
 // (9 or 12 digits), needs a layout read and is the caller's fallback (see the group's

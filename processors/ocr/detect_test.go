@@ -40,6 +40,7 @@ func TestDetectTypeFromEvidence(t *testing.T) {
 		{"12-digit back", nil, "Đặc điểm nhận dạng:\nNốt ruồi cách 2cm", Detection{TypeIDCard, SideBack, EvidenceTitle}},
 		{"9-digit back", nil, "NGÓN TRỎ TRÁI NGÓN TRỎ PHẢI DÂN TỘC: Kinh TÔN GIÁO: Không", Detection{TypeLegacyIDCard, SideBack, EvidenceTitle}},
 		{"vehicle back", nil, "CHỨNG NHẬN ĐĂNG KÝ / REGISTRATION\nBiển số đăng ký / Number plate: 29A-123.45", Detection{TypeVehicleRegistration, SideBack, EvidenceTitle}},
+		{"car registration back", nil, "Đăng ký lần đầu ngày: 14/03/2019\nSố máy: G4FA7152396\nSố khung: RLHJF63S1Y962948\nTRƯỞNG PHÒNG", Detection{TypeVehicleRegistration, SideBack, EvidenceTitle}},
 		{"nothing", nil, "", Detection{Type: TypeUnknown}},
 		{"unrelated text", nil, "Lorem ipsum dolor sit amet, CÔNG TY TNHH", Detection{Type: TypeUnknown}},
 	}

@@ -37,14 +37,18 @@ func IdentityCard2024Front() ocr.Layout {
 	}}
 }
 
-// VehicleRegistrationBack is the back of the vehicle registration card: the plate, the
-// colour and the first registration date, found by their labels only.
+// VehicleRegistrationBack is the back of the vehicle registration card. Issues differ in
+// what they print there (a motorbike's card the plate and the first registration date, a
+// car's the first registration date and the engine and chassis numbers), so every vehicle
+// field is looked for, by its label only: a field whose label is not printed comes back
+// invalid and is not reported.
 func VehicleRegistrationBack() ocr.Layout {
-	return ocr.Layout{Name: "vehicle_registration_back", Width: 1200, Height: 756, Regions: []ocr.Region{
-		{Field: "plate", Kind: ocr.KindCode},
-		{Field: "color", Kind: ocr.KindText},
-		{Field: "registration_date", Kind: ocr.KindDate},
-	}}
+	front := ocr.VehicleRegistration()
+	regions := make([]ocr.Region, len(front.Regions))
+	for i, r := range front.Regions {
+		regions[i] = ocr.Region{Field: r.Field, Kind: r.Kind}
+	}
+	return ocr.Layout{Name: "vehicle_registration_back", Width: front.Width, Height: front.Height, Regions: regions}
 }
 
 // extraSpecs are fields a side may print beyond its layout's, read by their labels when
@@ -97,8 +101,9 @@ func layoutFor(docType, side string) (ocr.Layout, bool) {
 // skipped):
 //   - passport page (the passport step, or a passport on any side): passport_number,
 //     full_name, sex, date_of_birth and expiry_date;
-//   - vehicle_registration front: owner, brand, model, engine_number, chassis_number,
-//     registration_date and plate;
+//   - vehicle_registration front: owner, brand and model, which every issue prints there (the
+//     other vehicle fields are on the front or the back depending on the issue: the fields
+//     check also requires every vehicle field whose label a side prints, see labelledFields);
 //   - chip_id_card and id_card fronts (and an unknown front, read with the chip ID layout):
 //     every field of their layout (ID number, name, date of birth, sex, nationality, places
 //     of origin and residence, expiry date);
@@ -121,7 +126,7 @@ func RequiredFields(docType, side, layout string) []string {
 	case side == SidePassport || docType == TypePassport:
 		return []string{"passport_number", "full_name", "sex", "date_of_birth", "expiry_date"}
 	case side == SideFront && docType == TypeVehicleRegistration:
-		return []string{"owner", "brand", "model", "engine_number", "chassis_number", "registration_date", "plate"}
+		return []string{"owner", "brand", "model"}
 	case side == SideFront && docType == TypeLegacyIDCard:
 		return names(ocr.LegacyIDFront())
 	case side == SideFront && docType == TypeIDCard:
