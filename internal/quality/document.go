@@ -102,7 +102,7 @@ type quadCand struct {
 //     least minArea of it (minCroppedInnerArea in a picture of a document's shape), its four
 //     sides seen, one of them inferred from the other three (inferQuad), or, outside a
 //     picture of a document's shape, two inferred from the corner of the other two and a
-//     box printed on the document (cornerQuad);
+//     box printed on the document or the bare surface outside them (cornerQuad);
 //   - docCutOff when a document quadrilateral has a corner outside the frame, or when two or
 //     three straight sides of a document-sized region meet the frame's border;
 //   - docTooFar when the only whole document covers less than minArea;
@@ -216,8 +216,9 @@ func isDocumentAspect(r float64) bool {
 // then the largest and best supported), the best cut-off one (one or two sides on the
 // frame's border) and, when no whole one inside the frame is large enough (minArea), the
 // best with unseen sides inferred: one side from three seen ones (inferQuad), or, when
-// corner is set and a whole one was found too small (a box printed on the document), two
-// sides from the two seen at one corner (cornerQuad). Each is nil when there is none.
+// corner is set, two sides from the two seen at one corner (cornerQuad), anchored by a whole
+// one found too small (a box printed on the document), or, when there is none at all, with
+// bare surface outside them. Each is nil when there is none.
 func searchQuads(q plane, minGrad, fullWeight float32, minArea float64, corner bool) (full, partial, inferred *quadCand) {
 	e := findEdges(q, minGrad, fullWeight)
 	minDim := float64(min(q.w, q.h))
@@ -283,9 +284,12 @@ func searchQuads(q plane, minGrad, fullWeight float32, minArea float64, corner b
 		rs := sideRuns(lines, minDim)
 		inferred = inferQuad(lines, rs, q.w, q.h, minDim, frame)
 		if corner && bestInside != nil && (inferred == nil || inferred.area < minArea) {
-			if c := cornerQuad(lines, rs, bestInside, q.w, q.h, minDim, frame); c != nil {
+			if c := cornerQuad(e, lines, rs, bestInside, q.w, q.h, minDim, frame); c != nil {
 				inferred = c
 			}
+		}
+		if corner && bestInside == nil && inferred == nil {
+			inferred = cornerQuad(e, lines, rs, nil, q.w, q.h, minDim, frame)
 		}
 	}
 	if bestInside != nil {

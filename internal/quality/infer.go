@@ -2,6 +2,50 @@ package quality
 
 import "math"
 
+// clutterOutside returns the share of side k of the quadrilateral c (corner k to corner
+// k+1, its ends' twentieths left out) along which an edge of e lies in the band from 2 to
+// depth pixels outside it; 1 when the band lies outside the frame.
+func (e edgeMap) clutterOutside(c [4][2]float64, k int, depth float64) float64 {
+	gx, gy := (c[0][0]+c[1][0]+c[2][0]+c[3][0])/4, (c[0][1]+c[1][1]+c[2][1]+c[3][1])/4
+	a, b := c[k], c[(k+1)%4]
+	dx, dy := b[0]-a[0], b[1]-a[1]
+	n := math.Hypot(dx, dy)
+	if n < 1 {
+		return 0
+	}
+	nx, ny := dy/n, -dx/n
+	mx, my := (a[0]+b[0])/2, (a[1]+b[1])/2
+	if (gx-mx)*nx+(gy-my)*ny > 0 {
+		nx, ny = -nx, -ny
+	}
+	in, hit := 0, 0
+	for t := 0.05 * n; t <= 0.95*n; t++ {
+		px, py := a[0]+dx*t/n, a[1]+dy*t/n
+		seen, found := false, false
+		for d := 2.0; d <= depth; d++ {
+			x, y := int(math.Round(px+nx*d)), int(math.Round(py+ny*d))
+			if x < 1 || y < 1 || x >= e.w-1 || y >= e.h-1 {
+				continue
+			}
+			seen = true
+			if e.dir[y*e.w+x] != 0 {
+				found = true
+				break
+			}
+		}
+		if seen {
+			in++
+			if found {
+				hit++
+			}
+		}
+	}
+	if in == 0 {
+		return 1
+	}
+	return float64(hit) / float64(in)
+}
+
 // A document side can be missing from the detected lines: a light card on a light,
 // low-contrast table shows the sides its shadow falls on and barely the others. When no
 // whole quadrilateral is found, the search infers one missing side (inferQuad) from three
@@ -192,30 +236,52 @@ const farCornerSlack = 1.0 / 16
 // printed on the document) and the document's side parallel to it.
 const maxAnchorSkew = 4
 
+// Without a box printed on the document to anchor it (the back of a vehicle registration
+// prints none), cornerQuad's inferred sides must have bare surface outside them: a card cut
+// by the frame's edge, whose seen sides' edges break where print or the background's shading
+// crosses them, puts an inferred side across its own print. clutterDepth is the depth of the
+// band looked at outside each inferred side (share of the shorter dimension, 5 %), and
+// maxOutsideClutter the largest share of the side along which an edge may lie in it. 0.4:
+// on docgen's calibration captures and photographs of light cards on veined stone, the
+// cards' inferred sides measured 0–0.24 (a vein crossing), the cut-off cards' 0.40–1.0 with
+// the most cluttered of the two sides at 0.73 and more.
+const (
+	clutterDepth      = 1.0 / 20
+	maxOutsideClutter = 0.4
+)
+
 // cornerQuad infers a document with two unseen sides from the two seen sides that meet at
-// one of its corners and a box printed on it (anchor: its photo, or a frame on its back,
-// found whole but too small to be the document): a light card on a light table of nearly
-// its hue shows only the sides its shadow falls on. For two seen lines a and c across each
-// other, both parallel to sides of the anchor (maxAnchorSkew), the runs of both through
-// their corner are followed to their far ends (where the line has no further run: it
-// ended, not broke), and the document is the parallelogram they span. It must contain the
-// anchor, keep the seen sides' far ends inferMargin inside the frame (a side cut by the
-// frame is not seen to end) and the far corner within farCornerSlack of it, and pass
-// judgeQuad as a whole one (shape, the two seen sides supported to their ends, each of one
-// polarity). rs are the lines' runs (sideRuns). nil when there is none.
-func cornerQuad(lines []line, rs [][]run, anchor *quadCand, w, h int, minDim, frame float64) *quadCand {
+// one of its corners: a light card on a light table of nearly its hue shows only the sides
+// its shadow falls on. With an anchor (a box printed on the document, its photo or a frame
+// on its back, found whole but too small to be the document), both seen lines must be
+// parallel to sides of the anchor (maxAnchorSkew) and the document must contain it; without
+// one (nil), the surface outside both inferred sides must be bare (maxOutsideClutter). For
+// two seen lines a and c across each other, the runs of both through their corner are
+// followed to their far ends (where the line has no further run: it ended, not broke), and
+// the document is the parallelogram they span. It must keep the seen sides' far ends
+// inferMargin inside the frame (a side cut by the frame is not seen to end) and the far
+// corner within farCornerSlack of it, and pass judgeQuad as a whole one (shape, the two
+// seen sides supported to their ends, each of one polarity). e is the edge map the lines
+// were found on, rs the lines' runs (sideRuns). nil when there is none.
+func cornerQuad(e edgeMap, lines []line, rs [][]run, anchor *quadCand, w, h int, minDim, frame float64) *quadCand {
 	tol, margin := minDim/30, minDim*inferMargin
 	fw, fh := float64(w-1), float64(h-1)
-	var anchorSides [4]line
+	var anchorSides []line
 	for k := range 4 {
+		if anchor == nil {
+			break
+		}
 		p, q := anchor.corners[k], anchor.corners[(k+1)%4]
 		l, ok := lineThrough(p[0], p[1], q[0], q[1])
 		if !ok {
 			return nil
 		}
-		anchorSides[k] = l
+		anchorSides = append(anchorSides, l)
 	}
 	parallelToAnchor := func(deg int) bool {
+		if anchor == nil {
+			return true
+		}
 		for _, s := range anchorSides {
 			if angleDiff(s.deg, deg) <= maxAnchorSkew {
 				return true
@@ -264,11 +330,14 @@ func cornerQuad(lines []line, rs [][]run, anchor *quadCand, w, h int, minDim, fr
 					inside = false
 				}
 			}
-			if !inside || !containsQuad(corners, anchor.corners) {
+			if !inside || (anchor != nil && !containsQuad(corners, anchor.corners)) {
 				continue
 			}
 			cand, whole := judgeQuad(corners, sides, minDim, frame, fw, fh)
 			if cand == nil || !whole {
+				continue
+			}
+			if anchor == nil && max(e.clutterOutside(corners, 1, minDim*clutterDepth), e.clutterOutside(corners, 2, minDim*clutterDepth)) > maxOutsideClutter {
 				continue
 			}
 			cand.inside = true

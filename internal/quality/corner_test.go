@@ -1,0 +1,76 @@
+package quality
+
+import (
+	"image"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// lightCardScene draws a 1600 × 1200 photo of a light card, 800 px wide and turned by rot
+// degrees, on a light surface of almost its brightness: its left and top sides step 3 luma
+// levels (under every edge pass's gradient), its right and bottom sides cast a shadow. The
+// card prints lines of text and no box. cx is the card's centre's x; the shadow below the
+// card starts shadowFrom (share of the card's width) from its left end.
+func lightCardScene(cx, rot, shadowFrom float64, seed uint64) *image.Gray {
+	const w, h = 1600, 1200
+	const cw, ch = 800.0, 800.0 / AspectID1
+	r := rand.New(rand.NewPCG(seed, 3))
+	img := image.NewGray(image.Rect(0, 0, w, h))
+	sin, cos := math.Sincos(rot * math.Pi / 180)
+	cy := 600.0
+	lines := [][4]float64{} // text lines in card coordinates: x0, y0, x1, y1
+	for i, y := 0, 80.0; y < ch-70; i, y = i+1, y+36 {
+		lines = append(lines, [4]float64{70, y, 70 + 300 + float64((i*137)%330), y + 22})
+	}
+	for y := range h {
+		for x := range w {
+			// Card coordinates of the pixel: origin at the card's top-left corner.
+			dx, dy := float64(x)-cx, float64(y)-cy
+			u := dx*cos + dy*sin + cw/2
+			v := -dx*sin + dy*cos + ch/2
+			luma := 200 + r.NormFloat64()*2
+			switch {
+			case u >= 0 && u < cw && v >= 0 && v < ch:
+				luma = 203 + r.NormFloat64()*2
+				for _, l := range lines {
+					if u >= l[0] && u < l[2] && v >= l[1] && v < l[3] && int(u/9)%3 != 2 {
+						luma = 60
+					}
+				}
+			case u >= shadowFrom*cw && v >= 0 && u < cw+16 && v < ch+16:
+				// The shadow beyond the right and bottom sides, darkest next to the card.
+				d := max(u-cw, v-ch)
+				luma -= 45 * (1 - d/16)
+			}
+			img.Pix[y*w+x] = uint8(max(0, min(255, luma)))
+		}
+	}
+	return img
+}
+
+// TestLightCardWithTwoSidesSeen: a light card on a light table shows only the two sides its
+// shadow falls on, and prints no box to anchor a document on; it is framed from the corner
+// of those two sides, with the bare table outside the two sides inferred. Before, such
+// captures (a vehicle registration's back on pale stone) were sent back for no_document. The
+// same card cut by the frame's left edge stays not framed, also when its shadow fades out
+// before the frame's edge: the side inferred where the shadow ends would cross its print.
+func TestLightCardWithTwoSidesSeen(t *testing.T) {
+	g := NewGate(DefaultThresholds())
+	for i, rot := range []float64{0, 3, -4} {
+		res := g.Assess(lightCardScene(800, rot, 0, uint64(i)), Document)
+		if !res.Passed {
+			t.Errorf("card turned %.0f°: %v, want framed", rot, res.Reasons)
+			continue
+		}
+		if res.DocumentArea < 0.19 || res.DocumentArea > 0.24 {
+			t.Errorf("card turned %.0f°: area %.3f (quad %s), want about 0.21", rot, res.DocumentArea, fmtQuad(res.Document))
+		}
+		for _, from := range []float64{0, 0.5} {
+			res = g.Assess(lightCardScene(250, rot, from, uint64(i)), Document)
+			if res.Passed {
+				t.Errorf("card turned %.0f°, cut by the frame's left edge, shadow from %.1f: framed at %s", rot, from, fmtQuad(res.Document))
+			}
+		}
+	}
+}
