@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"golang.org/x/image/math/fixed"
 
 	"github.com/idstream/idstream/internal/cardrender"
+	"github.com/idstream/idstream/internal/mrz"
 )
 
 func TestReadCardBackAndVehicle(t *testing.T) {
@@ -81,6 +83,28 @@ func TestCorrectMRZFixesConfusionsOnlyWhenCheckDigitsAgree(t *testing.T) {
 		if m.Lines[i] != want[i] {
 			t.Fatalf("line %d: %q, want %q (input %q)", i+1, m.Lines[i], want[i], bad)
 		}
+	}
+}
+
+// TestOpenExpiryReadWithAZero: a card that does not expire prints six fillers for its
+// expiry; one of them read as a zero passes every check digit (both count 0), and the zone is
+// read with the fillers it prints.
+func TestOpenExpiryReadWithAZero(t *testing.T) {
+	want := cardrender.SyntheticPerson(43).TD1()
+	l2 := []byte(want[1])
+	copy(l2[8:15], "<<<<<<0")
+	composite := want[0][5:30] + string(l2[0:7]) + string(l2[8:15]) + string(l2[18:29])
+	c, err := mrz.CheckDigit(composite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2[29] = c
+	want[1] = string(l2)
+	read := slices.Clone(want)
+	read[1] = want[1][:12] + "0" + want[1][13:]
+	m := correctMRZ(read, 30)
+	if m == nil || !m.Valid || m.Lines[1] != want[1] {
+		t.Fatalf("read %q: %+v, want line 2 %q", read, m, want[1])
 	}
 }
 
@@ -381,4 +405,48 @@ func ocrbFace(t *testing.T, size float64) font.Face {
 		t.Fatal(err)
 	}
 	return face
+}
+
+// TestRowsKeepMarksOutOfTheirHeight: marks read as glyphs (a fingerprint's whorls, a stamp)
+// have boxes several lines tall; taken for a row's height they joined the date line of a
+// card's back with the authority's title under it, and the written-out issue date was never
+// found. Rows form from words of ordinary height; the marks join the nearest.
+func TestRowsKeepMarksOutOfTheirHeight(t *testing.T) {
+	word := func(text string, x0, y0, x1, y1 int) Word {
+		return Word{Text: text, Box: image.Rect(x0, y0, x1, y1)}
+	}
+	ws := []Word{
+		word("Đặc", 66, 83, 105, 119), word("điểm", 117, 83, 162, 119), word("nhận", 171, 83, 219, 119), word("dạng:", 231, 83, 285, 119),
+		word("Sẹo", 73, 125, 118, 167), word("chấm", 132, 125, 188, 167), word("C", 204, 131, 216, 154), word("2cm", 230, 125, 276, 167),
+		word("dưới", 289, 125, 346, 167), word("sau", 356, 125, 398, 167), word("mép", 412, 125, 454, 167), word("trái", 464, 134, 511, 163),
+		word("Ngày", 199, 178, 258, 228), word("14", 274, 193, 300, 216), word("tháng", 311, 178, 379, 228),
+		word("04", 395, 178, 420, 228), word("năm", 436, 178, 479, 228), word("2020", 495, 178, 554, 228),
+		word("ññ", 1004, 173, 1078, 274), word("ồ", 783, 199, 851, 298), word("8", 1016, 196, 1093, 326),
+		word("CỤC", 152, 240, 203, 262), word("TRƯỞNG", 215, 238, 302, 262), word("CẢNH", 370, 240, 423, 262),
+		word("QUẢN", 148, 265, 181, 286), word("LÝ", 220, 255, 246, 293), word("CƯ", 257, 265, 284, 284), word("TRÚ", 296, 255, 331, 293),
+	}
+	idx := make([]int, len(ws))
+	for i := range idx {
+		idx[i] = i
+	}
+	var dateRow []string
+	for _, row := range rows(ws, idx) {
+		var texts []string
+		for _, i := range row {
+			texts = append(texts, ws[i].Text)
+		}
+		if slices.Contains(texts, "Ngày") {
+			dateRow = texts
+		}
+	}
+	for _, w := range []string{"14", "tháng", "2020"} {
+		if !slices.Contains(dateRow, w) {
+			t.Errorf("date row %q lacks %q", dateRow, w)
+		}
+	}
+	for _, w := range []string{"CỤC", "TRƯỞNG", "Sẹo"} {
+		if slices.Contains(dateRow, w) {
+			t.Errorf("date row %q holds %q of another line", dateRow, w)
+		}
+	}
 }

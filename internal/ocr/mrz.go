@@ -337,6 +337,7 @@ func correctMRZ(lines []string, n int) *mrz.MRZ {
 			}
 			if i == 1 {
 				fixSex(b, n)
+				fixOpenExpiry(b, n)
 			}
 			amb = append(amb, ambiguous(b, classes[i], i)...)
 			fixed[i] = string(b)
@@ -379,6 +380,37 @@ func fixSex(b []byte, n int) {
 		b[p] = 'F'
 	case 'N', 'H', 'W':
 		b[p] = 'M'
+	}
+}
+
+// expiryAt is where the expiry date starts in the second line of each format.
+var expiryAt = map[int]int{30: 8, 36: 21, 44: 21}
+
+// fixOpenExpiry makes an expiry date read as fillers and zeros, at least four of them
+// fillers ("<<<<<0"), all fillers: a document that does not expire (the identity card of
+// 2024 of a person over 60) prints six, and a filler read as a zero is invisible to the
+// check digits, which count both as 0.
+func fixOpenExpiry(b []byte, n int) {
+	p, ok := expiryAt[n]
+	if !ok || p+6 > len(b) {
+		return
+	}
+	f := b[p : p+6]
+	fillers := 0
+	for _, c := range f {
+		switch c {
+		case '<':
+			fillers++
+		case '0':
+		default:
+			return
+		}
+	}
+	if fillers < 4 {
+		return
+	}
+	for i := range f {
+		f[i] = '<'
 	}
 }
 

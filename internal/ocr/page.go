@@ -3,6 +3,8 @@ package ocr
 import (
 	"fmt"
 	"image"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -179,11 +181,35 @@ func (p *Page) Text() string {
 	return b.String()
 }
 
+// maxWordHeight is how many times the median word height of a page a word's box may be and
+// still place a row: taller boxes are marks read as glyphs (a fingerprint, a stamp, a
+// photo's edge), which, taken for a row's height, joined the lines above and below them into
+// one row ("Ngày 14 tháng 04 năm 2020" merged with the authority's title under it).
+const maxWordHeight = 2.0
+
 // rows groups word indices into visual rows across the whole page width: words whose
-// vertical centres lie within half a word height of a row's centre join it. Rows are sorted
-// top to bottom, their words left to right.
+// vertical centres lie within half a word height of a row's centre join it. A word taller
+// than maxWordHeight times the median joins the row whose centre is nearest, when within
+// half that row's height, else makes its own. Rows are sorted top to bottom, their words
+// left to right.
 func rows(ws []Word, idx []int) [][]int {
-	sorted := append([]int(nil), idx...)
+	hs := make([]float64, 0, len(idx))
+	for _, i := range idx {
+		hs = append(hs, float64(ws[i].Box.Dy()))
+	}
+	slices.Sort(hs)
+	var typical float64
+	if len(hs) > 0 {
+		typical = hs[len(hs)/2]
+	}
+	var sorted, outsized []int
+	for _, i := range idx {
+		if len(hs) >= 4 && float64(ws[i].Box.Dy()) > maxWordHeight*typical {
+			outsized = append(outsized, i)
+		} else {
+			sorted = append(sorted, i)
+		}
+	}
 	sort.Slice(sorted, func(a, b int) bool {
 		return cy(ws[sorted[a]].Box) < cy(ws[sorted[b]].Box)
 	})
@@ -208,10 +234,33 @@ func rows(ws []Word, idx []int) [][]int {
 			height = append(height, float64(b.Dy()))
 		}
 	}
-	for _, r := range out {
-		sort.Slice(r, func(a, b int) bool { return ws[r[a]].Box.Min.X < ws[r[b]].Box.Min.X })
+	for _, i := range outsized {
+		best, dist := -1, math.Inf(1)
+		for r := range out {
+			if d := abs64(cy(ws[i].Box) - centre[r]); d <= 0.5*height[r] && d < dist {
+				best, dist = r, d
+			}
+		}
+		if best >= 0 {
+			out[best] = append(out[best], i)
+			continue
+		}
+		out = append(out, []int{i})
+		centre = append(centre, cy(ws[i].Box))
+		height = append(height, float64(ws[i].Box.Dy()))
 	}
-	return out
+	order := make([]int, len(out))
+	for r := range order {
+		order[r] = r
+	}
+	sort.SliceStable(order, func(a, b int) bool { return centre[order[a]] < centre[order[b]] })
+	sortedRows := make([][]int, len(out))
+	for k, r := range order {
+		row := out[r]
+		sort.Slice(row, func(a, b int) bool { return ws[row[a]].Box.Min.X < ws[row[b]].Box.Min.X })
+		sortedRows[k] = row
+	}
+	return sortedRows
 }
 
 func cy(r image.Rectangle) float64 { return float64(r.Min.Y+r.Max.Y) / 2 }
