@@ -341,6 +341,64 @@ func (ix *layoutIndex) group(ms []labelMatch) {
 			ix.markLabel(m, len(ix.groups)-1)
 		}
 	}
+	for gi := range ix.groups {
+		g := &ix.groups[gi]
+		last := &g.matches[len(g.matches)-1]
+		if end := ix.subtitleEnd(*last); end > last.to {
+			row := ix.rows[last.row]
+			for p := last.to + 1; p <= end; p++ {
+				ix.label[row[p]] = gi
+				last.box = last.box.Union(ix.words[row[p]].Box)
+			}
+			last.to = end
+			g.box = g.box.Union(last.box)
+		}
+	}
+}
+
+// subtitleEnd returns the position in its row of the last word of the subtitle that follows
+// the label match m, misread beyond labelEdits ("Họ và tên / Eull naeae", "Nơi sinh /
+// PIace f bítth."): after a slash (a label word ending in one, or separators and single
+// glyphs a slash is read as, "ý"), within a short gap, the words whose letters are nearest,
+// within half its length in edits, to one of the field's label texts of six letters or more;
+// m.to when there is none, or when the label ends in a colon. The words after it are the
+// value.
+func (ix *layoutIndex) subtitleEnd(m labelMatch) int {
+	row := ix.rows[m.row]
+	h := m.box.Dy()
+	last := ix.words[row[m.to]].Text
+	if strings.HasSuffix(last, ":") {
+		return m.to // a colon ends a label
+	}
+	// A word of the subtitle may have matched a label of the same field on its own ("name").
+	free := func(q int) bool { l := ix.label[row[q]]; return l < 0 || ix.groups[l].field == m.field }
+	p := m.to + 1
+	for p < len(row) && free(p) && len(ix.tokens[row[p]]) <= 1 {
+		p++
+	}
+	if p == m.to+1 && !strings.HasSuffix(last, "/") {
+		return m.to // no slash before a subtitle
+	}
+	if p >= len(row) || !free(p) || ix.words[row[p]].Box.Min.X-m.box.Max.X > 4*h {
+		return m.to
+	}
+	end, bestD := m.to, -1
+	text := ""
+	for q := p; q < len(row) && q < p+4 && free(q); q++ {
+		if q > p && ix.words[row[q]].Box.Min.X-ix.words[row[q-1]].Box.Max.X > 2*h {
+			break
+		}
+		text += ix.tokens[row[q]]
+		for _, pat := range labelTexts[m.field] {
+			if len(pat) < 6 || abs(len(text)-len(pat)) > 3 {
+				continue
+			}
+			if d := levenshtein(text, pat); 2*d <= len(pat) && (bestD < 0 || d < bestD) {
+				end, bestD = q, d
+			}
+		}
+	}
+	return end
 }
 
 func (ix *layoutIndex) markLabel(m labelMatch, gi int) {

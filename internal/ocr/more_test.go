@@ -450,3 +450,33 @@ func TestRowsKeepMarksOutOfTheirHeight(t *testing.T) {
 		}
 	}
 }
+
+// TestSubtitleMisreadBeyondItsEdits: a passport's small bilingual labels read as "Nơi sinh /
+// PIace f bítth.", "Họ và tên ý Eull naeae" or "Họ và tên / £ull name" (its "name" a label of
+// its own) are labels to their end, however many edits their English halves took; the values
+// are on the rows below, or right of the subtitle.
+func TestSubtitleMisreadBeyondItsEdits(t *testing.T) {
+	cases := []struct {
+		field, want string
+		label       []string
+		value       []string // on the row below, when the label's row holds none
+	}{
+		{"place_of_birth", "Bình Dương", []string{"Nơi", "sinh", "/", "PIace", "f", "bítth."}, []string{"Bình", "Dương"}},
+		{"full_name", "LÊ MỸ TRANG", []string{"Họ", "và", "tên", "ý", "Eull", "naeae"}, []string{"LÊ", "MỸ", "TRANG"}},
+		{"full_name", "LÊ MỸ TRANG", []string{"Họ", "và", "tên", "/", "£ull", "name"}, []string{"LÊ", "MỸ", "TRANG"}},
+		{"nationality", "Việt Nam", []string{"Quốc", "tịch/", "Nallonaliy", "Việt", "Nam"}, nil},
+	}
+	for _, c := range cases {
+		ws := append(wordsInRow(55, 50, c.label...), wordsInRow(55, 80, c.value...)...)
+		ix := analyse(ws)
+		var got []string
+		for gi, g := range ix.groups {
+			if g.field == c.field {
+				got = append(got, ix.valueOf(gi, c.field == "place_of_birth", false).text(ws))
+			}
+		}
+		if len(got) == 0 || got[0] != c.want {
+			t.Errorf("%q: %s %q, want %q first\n%s", c.label, c.field, got, c.want, ix.dump())
+		}
+	}
+}
