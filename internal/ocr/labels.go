@@ -588,7 +588,10 @@ func (ix *layoutIndex) belowWithin(box image.Rectangle, minX, maxX, gap, h int) 
 }
 
 // levenshtein returns the edit distance between two ASCII strings.
-func levenshtein(a, b string) int {
+func levenshtein(a, b string) int { return editDistance([]byte(a), []byte(b)) }
+
+// editDistance returns the Levenshtein distance between two sequences.
+func editDistance[T comparable](a, b []T) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -948,21 +951,6 @@ func glued(s string) bool {
 		}
 	}
 	return false
-}
-
-// fixMarks corrects the misreadings of identifying marks that their small vocabulary makes
-// certain: "Seo" is "Sẹo" (a scar), a distance in "em" is in "cm".
-func fixMarks(s string) string {
-	ws := strings.Fields(s)
-	for i, w := range ws {
-		switch {
-		case w == "Seo" || w == "Sẽo" || w == "Séo":
-			ws[i] = "Sẹo"
-		case strings.HasSuffix(w, "em") && len(digitsOf(w)) == len(w)-2 && len(w) > 2:
-			ws[i] = strings.TrimSuffix(w, "em") + "cm"
-		}
-	}
-	return strings.Join(ws, " ")
 }
 
 // stripLeading removes separators a value may start with after its label (":", "/", ".").

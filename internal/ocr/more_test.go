@@ -480,3 +480,18 @@ func TestSubtitleMisreadBeyondItsEdits(t *testing.T) {
 		}
 	}
 }
+
+// TestMarksInTheirVocabulary: identifying marks are written in a small vocabulary, so a
+// misread syllable is the one word of it that it can be; other words stay as read.
+func TestMarksInTheirVocabulary(t *testing.T) {
+	for read, want := range map[string]string{
+		"So chấm C 2cm đưới sau mép trái":       "Sẹo chấm C 2cm dưới sau mép trái",
+		"Nốt ruôi C 1em trên đầu lông máy phai": "Nốt ruồi C 1cm trên đầu lông mày phải",
+		"Seo € 3cm dưới sau đuối mắt trái":      "Sẹo C 3cm dưới sau đuôi mắt trái",
+		"Sẹo dài 2cm ở cằm":                     "Sẹo dài 2cm ở cằm",
+	} {
+		if got := fixMarks(read); got != want {
+			t.Errorf("fixMarks(%q) = %q, want %q", read, got, want)
+		}
+	}
+}
