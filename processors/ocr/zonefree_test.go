@@ -4,11 +4,9 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
-	"os"
 	"testing"
 
 	"golang.org/x/image/font"
-	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/fixed"
 
 	"github.com/idstream/idstream/internal/cardrender"
@@ -21,22 +19,11 @@ import (
 // print.
 func TestNoZoneOnADocumentWithoutOne(t *testing.T) {
 	f := newFixture(t)
-	data, err := os.ReadFile(cardrender.DefaultOCRBFont)
-	if err != nil {
-		t.Skipf("OCR-B font: %v", err)
-	}
-	ft, err := opentype.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
 	back, _ := f.rend.IDCardBack(cardrender.SyntheticPerson(61))
 	img := image.NewRGBA(back.Bounds())
 	draw.Draw(img, img.Bounds(), back, back.Bounds().Min, draw.Src)
 	w, h := img.Bounds().Dx(), img.Bounds().Dy()
-	face, err := opentype.NewFace(ft, &opentype.FaceOptions{Size: float64(w) / 26, DPI: 72})
-	if err != nil {
-		t.Fatal(err)
-	}
+	face := loadFace(t, cardrender.DefaultOCRBFont, float64(w)/26)
 	d := font.Drawer{Dst: img, Src: image.NewUniform(color.Gray{Y: 30}), Face: face}
 	for i, l := range []string{"OB<<<<52<<<<<<<<<<<<188888888<", "C0C1R06M6C0CC4NHSATPANGKYJ1084", "QUANLYCUTRUVADJLIEUQUGCGIA<<<Y"} {
 		d.Dot = fixed.P(w/25, h*80/100+i*h*6/100)
