@@ -847,8 +847,11 @@ func (r *Reader) readValue(p *Page, ix *layoutIndex, v value, s FieldSpec) (Fiel
 			return f, nil
 		}
 	default:
-		if s.Name == "identifying_marks" {
+		switch {
+		case s.Name == "identifying_marks":
 			f.Value = fixMarks(f.Value)
+		case s.Name == "address" || strings.HasPrefix(s.Name, "place_of_"):
+			f.Value = fixPlace(f.Value)
 		}
 		return f, nil
 	}

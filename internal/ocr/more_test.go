@@ -495,3 +495,32 @@ func TestMarksInTheirVocabulary(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceAsPrinted: marks OCR reads before a word, a comma run into the next word, an
+// abbreviation's lost dot and a "ø" for "ơ" are corrected; a place read right stays as read.
+func TestPlaceAsPrinted(t *testing.T) {
+	for read, want := range map[string]string{
+		"Thôn Bắc, X. Tả Thanh Oai, H. „Thanh Trì, Hà Nội": "Thôn Bắc, X. Tả Thanh Oai, H. Thanh Trì, Hà Nội",
+		"Tổ 5, X. Uy Nỗ, H. Đông Anh,Hà _Nội":              "Tổ 5, X. Uy Nỗ, H. Đông Anh, Hà Nội",
+		"Thôn Tây, TT. Lim, H Tiên Du, Bắc Ninh":           "Thôn Tây, TT. Lim, H. Tiên Du, Bắc Ninh",
+		"TT. Đầm Døi, H. Đầm Dơi, Cà Mau":                  "TT. Đầm Dơi, H. Đầm Dơi, Cà Mau",
+		"Số 188 Nguyễn Văn Cừ, TT. Diên Khánh, Khánh Hòa":  "Số 188 Nguyễn Văn Cừ, TT. Diên Khánh, Khánh Hòa",
+		"377/40 Võ Thị Sáu, Phường 7, Quận 3, Hồ Chí Minh": "377/40 Võ Thị Sáu, Phường 7, Quận 3, Hồ Chí Minh",
+	} {
+		if got := fixPlace(read); got != want {
+			t.Errorf("fixPlace(%q) = %q, want %q", read, got, want)
+		}
+	}
+}
+
+// TestDateWithAMarkAfterIt: a date read with a mark after it keeps its own digits.
+func TestDateWithAMarkAfterIt(t *testing.T) {
+	for read, want := range map[string]string{"22-05- 1964 <7": "1964-05-22", "04/05/2001": "2001-05-04", "04052001": "2001-05-04"} {
+		if got, ok := NormalizeDate(read); !ok || got != want {
+			t.Errorf("NormalizeDate(%q) = %q, %v; want %q", read, got, ok, want)
+		}
+	}
+	if got, ok := NormalizeDate("22-05-19647"); ok {
+		t.Errorf("NormalizeDate(22-05-19647) = %q, valid", got)
+	}
+}

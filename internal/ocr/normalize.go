@@ -1,6 +1,7 @@
 package ocr
 
 import (
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -117,6 +118,10 @@ func passportNumber(s string) (string, bool) {
 	return string(b), ok
 }
 
+// separatedDate is a day, a month and a year with their separators, spaces allowed around
+// them.
+var separatedDate = regexp.MustCompile(`(?:^|[^0-9])(\d{2})\s*[-/.]\s*(\d{2})\s*[-/.]\s*(\d{4})(?:[^0-9]|$)`)
+
 // zeroes maps the letters OCR reads for a zero in a number or a date to the digit.
 var zeroes = strings.NewReplacer("Ø", "0", "ø", "0", "O", "0", "o", "0")
 
@@ -132,8 +137,13 @@ func digitsOf(s string) string {
 
 // NormalizeDate reads a date printed as DD/MM/YYYY (any separators, or none) and returns it
 // as YYYY-MM-DD; ok is false, with the digits read, when they do not make a calendar date.
+// Digits read beyond the date ("22-05- 1964 <7", a mark after it) are left out when the date
+// stands on its own with its separators.
 func NormalizeDate(s string) (string, bool) {
 	d := digitsOf(s)
+	if m := separatedDate.FindStringSubmatch(s); len(d) != 8 && m != nil && len(m[1]) == 2 && len(m[2]) == 2 {
+		d = m[1] + m[2] + m[3]
+	}
 	if len(d) != 8 {
 		return d, false
 	}

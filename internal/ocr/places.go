@@ -1,0 +1,56 @@
+package ocr
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// placeAbbreviations are the administrative units places are written with on Vietnamese
+// documents, each printed with a dot: xã, phường, thị trấn, huyện, quận, thị xã, thành phố,
+// tỉnh.
+var placeAbbreviations = map[string]bool{"X": true, "P": true, "TT": true, "H": true, "Q": true, "TX": true, "TP": true, "T": true}
+
+// fixPlace corrects what OCR adds to or drops from a place as printed: marks read before a
+// word ("„Thanh", "_Nội", ".Quy") or alone are dropped (a dash between names stays), a comma
+// is followed by a space ("Anh,Hà"), a unit's abbreviation keeps its dot ("H Tiên Du" →
+// "H. Tiên Du") and "ø", which Vietnamese does not write, is the "ơ" it was read for.
+func fixPlace(s string) string {
+	s = strings.NewReplacer("ø", "ơ", "Ø", "Ơ").Replace(s)
+	var out []string
+	for _, w := range strings.Fields(s) {
+		for _, part := range splitAfterComma(w) {
+			if part == "-" || part == "–" || part == "/" {
+				out = append(out, part) // "Bà Rịa - Vũng Tàu"
+				continue
+			}
+			part = strings.TrimLeftFunc(part, func(r rune) bool {
+				return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '('
+			})
+			if part != "" {
+				out = append(out, part)
+			}
+		}
+	}
+	for i := 0; i+1 < len(out); i++ {
+		r, _ := utf8.DecodeRuneInString(out[i+1])
+		if placeAbbreviations[out[i]] && unicode.IsUpper(r) {
+			out[i] += "."
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// splitAfterComma splits a word at its commas, each kept with the part before it ("Anh,Hà"
+// → "Anh,", "Hà").
+func splitAfterComma(w string) []string {
+	var parts []string
+	for {
+		i := strings.IndexByte(w, ',')
+		if i < 0 || i == len(w)-1 {
+			return append(parts, w)
+		}
+		parts = append(parts, w[:i+1])
+		w = w[i+1:]
+	}
+}
