@@ -76,17 +76,42 @@ func New(opts ...Option) (*Renderer, error) {
 		path string
 		dst  **opentype.Font
 	}{{o.sans, &r.sans}, {o.bold, &r.bold}, {o.ocrb, &r.ocrb}} {
-		b, err := os.ReadFile(f.path)
+		fnt, err := loadFont(f.path)
 		if err != nil {
-			return nil, fmt.Errorf("cardrender: read font: %w", err)
-		}
-		fnt, err := opentype.Parse(b)
-		if err != nil {
-			return nil, fmt.Errorf("cardrender: parse font %s: %w", f.path, err)
+			return nil, err
 		}
 		*f.dst = fnt
 	}
 	return &r, nil
+}
+
+// loadFont reads and parses the font file at path. A missing file's error wraps
+// fs.ErrNotExist.
+func loadFont(path string) (*opentype.Font, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cardrender: read font: %w", err)
+	}
+	fnt, err := opentype.Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("cardrender: parse font %s: %w", path, err)
+	}
+	return fnt, nil
+}
+
+// LoadFace returns the font file at path as a face of size points at 72 dpi (size pixels),
+// for drawing text into test images. A missing file's error wraps fs.ErrNotExist. The face
+// is not safe for concurrent use.
+func LoadFace(path string, size float64) (font.Face, error) {
+	fnt, err := loadFont(path)
+	if err != nil {
+		return nil, err
+	}
+	fc, err := opentype.NewFace(fnt, &opentype.FaceOptions{Size: size, DPI: 72})
+	if err != nil {
+		return nil, fmt.Errorf("cardrender: face of %s: %w", path, err)
+	}
+	return fc, nil
 }
 
 // canvas is one render in progress. Faces are per canvas: opentype faces are not safe for

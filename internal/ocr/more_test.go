@@ -4,13 +4,12 @@ import (
 	"errors"
 	"image"
 	"image/color"
-	"os"
+	"io/fs"
 	"slices"
 	"strings"
 	"testing"
 
 	"golang.org/x/image/font"
-	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/fixed"
 
 	"github.com/idstream/idstream/internal/cardrender"
@@ -392,15 +391,10 @@ func wordsInRow(x, y int, texts ...string) []Word {
 // skipped where the font is not installed.
 func ocrbFace(t *testing.T, size float64) font.Face {
 	t.Helper()
-	data, err := os.ReadFile(cardrender.DefaultOCRBFont)
-	if err != nil {
+	face, err := cardrender.LoadFace(cardrender.DefaultOCRBFont, size)
+	if errors.Is(err, fs.ErrNotExist) {
 		t.Skipf("OCR-B font: %v", err)
 	}
-	f, err := opentype.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: 72})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -190,6 +190,15 @@ func expectCheck(t *testing.T, doc *schemas.DocumentRead, name, status, reason s
 	}
 }
 
+// fieldsRead returns the values of doc's fields by name.
+func fieldsRead(doc *schemas.DocumentRead) map[string]string {
+	read := map[string]string{}
+	for _, fl := range doc.Fields {
+		read[fl.Name] = fl.Value
+	}
+	return read
+}
+
 func deref(s *string) string {
 	if s == nil {
 		return ""
@@ -384,10 +393,7 @@ func TestVehicleRegistrationFront(t *testing.T) {
 	if doc == nil || doc.DocumentType != TypeVehicleRegistration {
 		t.Fatalf("read %+v, want a vehicle registration", doc)
 	}
-	read := map[string]string{}
-	for _, fl := range doc.Fields {
-		read[fl.Name] = fl.Value
-	}
+	read := fieldsRead(doc)
 	exact := 0
 	for name, want := range truth.Fields {
 		if read[name] == want {

@@ -19,10 +19,7 @@ func TestNameIsNotALabel(t *testing.T) {
 	img, _ := f.rend.ChipIDFront(p)
 	img = f.withPortrait(t, img, image.Rect(50, 230, 300, 560))
 	doc, _ := f.run(t, f.assessment(t, "cap_name", "document_front", encodeJPEG(t, img)))
-	got := map[string]string{}
-	for _, fl := range doc.Fields {
-		got[fl.Name] = fl.Value
-	}
+	got := fieldsRead(doc)
 	if got["full_name"] != p.FullName || got["place_of_origin"] != p.PlaceOfOrigin {
 		t.Fatalf("full_name %q, place_of_origin %q", got["full_name"], got["place_of_origin"])
 	}

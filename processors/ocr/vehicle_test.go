@@ -1,14 +1,14 @@
 package ocr
 
 import (
+	"errors"
 	"image"
 	"image/color"
 	"image/draw"
-	"os"
+	"io/fs"
 	"testing"
 
 	"golang.org/x/image/font"
-	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/fixed"
 
 	"github.com/idstream/idstream/internal/cardrender"
@@ -46,10 +46,7 @@ func TestVehicleBackPrintingTheNumbers(t *testing.T) {
 	if doc == nil || doc.DocumentType != TypeVehicleRegistration {
 		t.Fatalf("read %+v, want a vehicle registration", doc)
 	}
-	read := map[string]string{}
-	for _, fl := range doc.Fields {
-		read[fl.Name] = fl.Value
-	}
+	read := fieldsRead(doc)
 	for name, want := range map[string]string{"registration_date": "2019-03-14", "engine_number": "G4FA7152396", "chassis_number": "RLHJF63S1Y962948", "plate": "30A-518.27"} {
 		if read[name] != want {
 			t.Errorf("%s %q, want %q", name, read[name], want)
@@ -60,18 +57,14 @@ func TestVehicleBackPrintingTheNumbers(t *testing.T) {
 	}
 }
 
-// loadFace opens the font file at path at size pixels.
+// loadFace opens the font file at path at size pixels; the test is skipped where the font is
+// not installed.
 func loadFace(t *testing.T, path string, size float64) font.Face {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
+	face, err := cardrender.LoadFace(path, size)
+	if errors.Is(err, fs.ErrNotExist) {
 		t.Skipf("font: %v", err)
 	}
-	ft, err := opentype.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	face, err := opentype.NewFace(ft, &opentype.FaceOptions{Size: size, DPI: 72})
 	if err != nil {
 		t.Fatal(err)
 	}
