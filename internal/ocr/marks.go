@@ -1,6 +1,7 @@
 package ocr
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -43,13 +44,8 @@ func fixMarks(s string) string {
 // initial capital; false when w is one already, has digits or could be none or several.
 func markWord(w string) (string, bool) {
 	lower := strings.ToLower(w)
-	if digitsOf(w) != "" || token(w) == "" {
+	if digitsOf(w) != "" || token(w) == "" || slices.Contains(markWords, lower) {
 		return "", false
-	}
-	for _, v := range markWords {
-		if v == lower {
-			return "", false
-		}
 	}
 	var best []string
 	bestD := -1

@@ -141,7 +141,7 @@ func digitsOf(s string) string {
 // stands on its own with its separators.
 func NormalizeDate(s string) (string, bool) {
 	d := digitsOf(s)
-	if m := separatedDate.FindStringSubmatch(s); len(d) != 8 && m != nil && len(m[1]) == 2 && len(m[2]) == 2 {
+	if m := separatedDate.FindStringSubmatch(s); len(d) != 8 && m != nil {
 		d = m[1] + m[2] + m[3]
 	}
 	if len(d) != 8 {
