@@ -161,14 +161,29 @@ func locateDocument(p plane, img image.Image, w, h int, minArea float64) docFind
 			pass{colour(false), minGradient, maxEdgeWeight, false}, pass{colour(true), minGradient, maxEdgeWeight, false},
 			pass{colour(false), faintGradient, faintWeight, false}, pass{colour(true), faintGradient, faintWeight, false})
 	}
+	// framed is the finding of a framed document with corners c, a long side moved out
+	// onto the card's own faint edge when c is longer than a card (widenToCard), found on
+	// the faint edges of luma and, in colour, of chroma.
+	framed := func(c [4][2]float64, area float64) docFinding {
+		if r := quadAspect(c); r > widenAbove {
+			edges := []edgeMap{findEdges(q, faintGradient, faintWeight)}
+			if _, grey := img.(*image.Gray); img != nil && !grey {
+				edges = append(edges, findEdges(colour(false)(), faintGradient, faintWeight), findEdges(colour(true)(), faintGradient, faintWeight))
+			}
+			if wide, ok := widenToCard(c, edges, q.w, q.h, float64(min(q.w, q.h))); ok {
+				c, area = wide, shoelace(wide)/float64(q.w*q.h)
+			}
+		}
+		return docFinding{verdict: docFramed, quad: toImage(c), area: area}
+	}
 	var full, partial, inferred *quadCand
 	for _, ps := range passes {
 		f, pc, inf := searchQuads(ps.plane(), ps.grad, ps.votes, minArea, ps.corner)
 		if f != nil && f.inside && f.area >= minArea {
-			return docFinding{verdict: docFramed, quad: toImage(f.corners), area: f.area}
+			return framed(f.corners, f.area)
 		}
 		if inf != nil && inf.area >= minArea {
-			return docFinding{verdict: docFramed, quad: toImage(inf.corners), area: inf.area}
+			return framed(inf.corners, inf.area)
 		}
 		if inferred == nil {
 			inferred = inf
