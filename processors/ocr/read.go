@@ -305,6 +305,24 @@ func (g *group) readPage(img image.Image, page *ocr.Page, det Detection, stepSid
 	if err != nil {
 		return nil, err
 	}
+	if missing(fields, RequiredFields(det.Type, r.side(stepSide), layout.Name)) {
+		// Tesseract's automatic layout now and then drops whole rows of a card (a block
+		// of serif print beside the fingerprint boxes): one block keeps every line, and
+		// fills what the first reading left unread.
+		block, err := g.reader.ReadAsBlock(page)
+		if err != nil {
+			return nil, err
+		}
+		again, err := g.reader.Fields(block, specs, &layout)
+		if err != nil {
+			return nil, err
+		}
+		for i := range fields {
+			if !fields[i].Valid && i < len(again) && again[i].Name == fields[i].Name && again[i].Valid {
+				fields[i] = again[i]
+			}
+		}
+	}
 	for i := range fields {
 		if fields[i].Name == "passport_number" {
 			fields[i].Value, fields[i].Valid = passportNumber(fields[i].Value)
@@ -312,6 +330,16 @@ func (g *group) readPage(img image.Image, page *ocr.Page, det Detection, stepSid
 	}
 	r.layout, r.fields = layout.Name, fields
 	return r, nil
+}
+
+// missing reports whether a field named in required is not among fields' valid ones.
+func missing(fields []ocr.Field, required []string) bool {
+	for _, name := range required {
+		if f, ok := field(fields, name); !ok || !f.Valid {
+			return true
+		}
+	}
+	return false
 }
 
 // Look-alikes OCR confuses in codes, towards a digit and towards a letter.
