@@ -107,21 +107,19 @@ func (l *line) runs(gap, minLen float64) []run {
 	return out
 }
 
-// farEnd returns the point where the run of l through position t ends on the side away
-// from t, and the run's length from t; false when no run passes within tol of t.
-func farEnd(l *line, rs []run, t, tol float64) (x, y, length float64, ok bool) {
+// farEnd returns the position where the run of l through position t ends on the side away
+// from t; false when no run passes within tol of t.
+func farEnd(l *line, rs []run, t, tol float64) (end float64, ok bool) {
 	for _, r := range rs {
 		if t < r.lo-tol || t > r.hi+tol {
 			continue
 		}
-		end := r.hi
 		if t-r.lo > r.hi-t {
-			end = r.lo
+			return r.lo, true
 		}
-		x, y = l.point(end)
-		return x, y, math.Abs(end - t), true
+		return r.hi, true
 	}
-	return 0, 0, 0, false
+	return 0, false
 }
 
 // lineThrough returns the line through two points, marked inferred.
@@ -169,11 +167,15 @@ func inferQuad(lines []line, rs [][]run, w, h int, minDim, frame float64) *quadC
 				if !ok1 || !ok2 {
 					continue
 				}
-				ex, ey, la, ok1 := farEnd(a, rs[i], a.param(ax, ay), tol)
-				fx, fy, lb, ok2 := farEnd(b, rs[j], b.param(bx, by), tol)
+				ta, tb := a.param(ax, ay), b.param(bx, by)
+				ea, ok1 := farEnd(a, rs[i], ta, tol)
+				eb, ok2 := farEnd(b, rs[j], tb, tol)
+				la, lb := math.Abs(ea-ta), math.Abs(eb-tb)
 				if !ok1 || !ok2 || la < minDim/10 || lb < minDim/10 {
 					continue
 				}
+				ex, ey := a.point(ea)
+				fx, fy := b.point(eb)
 				// Both ends on the same side of c.
 				if (ex*c.c+ey*c.s-c.rho > 0) != (fx*c.c+fy*c.s-c.rho > 0) {
 					continue
@@ -233,8 +235,10 @@ func inferredCandidate(a, c, b, d *line, w, h int, margin, minDim, frame float64
 const farCornerSlack = 1.0 / 16
 
 // maxAnchorSkew is the largest angle in degrees between a side of cornerQuad's anchor (a box
-// printed on the document) and the document's side parallel to it.
-const maxAnchorSkew = 4
+// printed on the document) and the document's side parallel to it: perspective turns a
+// card's sides against each other, and the photo printed by its left side lay 5° off its
+// seen right side on a light card photographed on pale stone (4 sent it back).
+const maxAnchorSkew = 6
 
 // Without a box printed on the document to anchor it (the back of a vehicle registration
 // prints none), cornerQuad's inferred sides must have bare surface outside them: a card cut
@@ -254,18 +258,19 @@ const (
 // one of its corners: a light card on a light table of nearly its hue shows only the sides
 // its shadow falls on. With an anchor (a box printed on the document, its photo or a frame
 // on its back, found whole but too small to be the document), both seen lines must be
-// parallel to sides of the anchor (maxAnchorSkew) and the document must contain it; without
-// one (nil), the surface outside both inferred sides must be bare (maxOutsideClutter). For
-// two seen lines a and c across each other, the runs of both through their corner are
-// followed to their far ends (where the line has no further run: it ended, not broke), and
-// the document is the parallelogram they span. It must keep the seen sides' far ends
+// parallel to sides of the anchor (maxAnchorSkew) and clear of it (minAnchorClearance), and
+// the document must contain it (an inferred side a little short of it is moved out to it:
+// reach); without one (nil), the surface outside both inferred sides must be bare
+// (maxOutsideClutter). For two seen lines a and c across each other, the runs of both
+// through their corner are followed to their far ends (where the line has no further run:
+// it ended, not broke), or, when those make no document, to the ends of their last dense
+// stretches (denseEnd), and the document is the parallelogram they span. It must keep the seen sides' far ends
 // inferMargin inside the frame (a side cut by the frame is not seen to end) and the far
 // corner within farCornerSlack of it, and pass judgeQuad as a whole one (shape, the two
 // seen sides supported to their ends, each of one polarity). e is the edge map the lines
 // were found on, rs the lines' runs (sideRuns). nil when there is none.
 func cornerQuad(e edgeMap, lines []line, rs [][]run, anchor *quadCand, w, h int, minDim, frame float64) *quadCand {
-	tol, margin := minDim/30, minDim*inferMargin
-	fw, fh := float64(w-1), float64(h-1)
+	tol := minDim / 30
 	var anchorSides []line
 	for k := range 4 {
 		if anchor == nil {
@@ -294,59 +299,189 @@ func cornerQuad(e edgeMap, lines []line, rs [][]run, anchor *quadCand, w, h int,
 		for j := range lines {
 			a, c := &lines[i], &lines[j]
 			if i == j || len(rs[i]) == 0 || len(rs[j]) == 0 || angleDiff(a.deg, c.deg) < 60 ||
-				!parallelToAnchor(a.deg) || !parallelToAnchor(c.deg) {
+				!parallelToAnchor(a.deg) || !parallelToAnchor(c.deg) ||
+				(anchor != nil && (!clearOf(a, anchor, minDim*minAnchorClearance) || !clearOf(c, anchor, minDim*minAnchorClearance))) {
 				continue
 			}
 			px, py, ok := intersect(a, c)
 			if !ok {
 				continue
 			}
-			ex, ey, la, ok1 := farEnd(a, rs[i], a.param(px, py), tol)
-			fx, fy, lc, ok2 := farEnd(c, rs[j], c.param(px, py), tol)
-			if !ok1 || !ok2 || la < minDim/10 || lc < minDim/10 ||
-				runsBeyond(a, rs[i], a.param(px, py), a.param(ex, ey)) || runsBeyond(c, rs[j], c.param(px, py), c.param(fx, fy)) {
+			ta, tc := a.param(px, py), c.param(px, py)
+			ea, ok1 := farEnd(a, rs[i], ta, tol)
+			ec, ok2 := farEnd(c, rs[j], tc, tol)
+			if !ok1 || !ok2 || runsBeyond(a, rs[i], ta, ea) || runsBeyond(c, rs[j], tc, ec) {
 				continue
 			}
-			// The side opposite c passes through a's far end, the one opposite a through c's,
-			// each parallel to the seen side across from it.
-			d1 := line{deg: c.deg, c: c.c, s: c.s, rho: ex*c.c + ey*c.s, inferred: true}
-			d2 := line{deg: a.deg, c: a.c, s: a.s, rho: fx*a.c + fy*a.s, inferred: true}
-			sides := [4]*line{a, &d1, &d2, c}
-			corners, ok := quadCorners(sides, w, h)
-			if !ok {
-				continue
+			// The run's end first; then, when that makes no document, the end of its last
+			// dense stretch (denseEnd): texture touching the line just past the corner
+			// (a vein of the stone) carries the run on, beyond the card.
+			endsA, endsC := []float64{ea}, []float64{ec}
+			if d := a.denseEnd(ta, ea, minDim*minDenseStretch); d != ea {
+				endsA = append(endsA, d)
 			}
-			// The seen sides' far ends must lie inside the frame; the corner opposite P, where
-			// two inferred sides meet, is placed as a parallelogram's, which perspective
-			// (the far side of a tilted card is the shorter) puts further out than the card's:
-			// it may lie up to farCornerSlack beyond the frame.
-			inside := true
-			for k, p := range corners {
-				m := margin
-				if k == 2 {
-					m = -farCornerSlack * minDim
+			if d := c.denseEnd(tc, ec, minDim*minDenseStretch); d != ec {
+				endsC = append(endsC, d)
+			}
+		ends:
+			for _, ea := range endsA {
+				for _, ec := range endsC {
+					if cand := cornerCandidate(e, a, c, ea, ec, anchor, w, h, minDim, frame); cand != nil {
+						if best == nil || cand.score > best.score {
+							best = cand
+						}
+						break ends
+					}
 				}
-				if p[0] < m || p[1] < m || p[0] > fw-m || p[1] > fh-m {
-					inside = false
-				}
-			}
-			if !inside || (anchor != nil && !containsQuad(corners, anchor.corners)) {
-				continue
-			}
-			cand, whole := judgeQuad(corners, sides, minDim, frame, fw, fh)
-			if cand == nil || !whole {
-				continue
-			}
-			if anchor == nil && max(e.clutterOutside(corners, 1, minDim*clutterDepth), e.clutterOutside(corners, 2, minDim*clutterDepth)) > maxOutsideClutter {
-				continue
-			}
-			cand.inside = true
-			if best == nil || cand.score > best.score {
-				best = cand
 			}
 		}
 	}
 	return best
+}
+
+// cornerCandidate judges the document cornerQuad infers from the seen lines a and c, across
+// each other, followed from their crossing to positions ea (along a) and ec (along c): nil
+// unless both stretches are at least a tenth of minDim, the far corners inside the frame
+// (the one opposite the crossing within farCornerSlack), the anchor (when given) inside it,
+// it is a whole document by judgeQuad and, without an anchor, the surface outside its
+// inferred sides is bare.
+func cornerCandidate(e edgeMap, a, c *line, ea, ec float64, anchor *quadCand, w, h int, minDim, frame float64) *quadCand {
+	margin := minDim * inferMargin
+	fw, fh := float64(w-1), float64(h-1)
+	px, py, _ := intersect(a, c)
+	if math.Abs(ea-a.param(px, py)) < minDim/10 || math.Abs(ec-c.param(px, py)) < minDim/10 {
+		return nil
+	}
+	ex, ey := a.point(ea)
+	fx, fy := c.point(ec)
+	// The side opposite c passes through a's far end, the one opposite a through c's, each
+	// parallel to the seen side across from it.
+	d1 := line{deg: c.deg, c: c.c, s: c.s, rho: ex*c.c + ey*c.s, inferred: true}
+	d2 := line{deg: a.deg, c: a.c, s: a.s, rho: fx*a.c + fy*a.s, inferred: true}
+	if anchor != nil && (!d1.reach(px, py, anchor, minDim*maxAnchorReach) || !d2.reach(px, py, anchor, minDim*maxAnchorReach)) {
+		return nil
+	}
+	sides := [4]*line{a, &d1, &d2, c}
+	corners, ok := quadCorners(sides, w, h)
+	if !ok {
+		return nil
+	}
+	// The seen sides' far ends must lie inside the frame; the corner opposite P, where two
+	// inferred sides meet, is placed as a parallelogram's, which perspective (the far side
+	// of a tilted card is the shorter) puts further out than the card's: it may lie up to
+	// farCornerSlack beyond the frame.
+	for k, p := range corners {
+		m := margin
+		if k == 2 {
+			m = -farCornerSlack * minDim
+		}
+		if p[0] < m || p[1] < m || p[0] > fw-m || p[1] > fh-m {
+			return nil
+		}
+	}
+	if anchor != nil && !containsQuad(corners, anchor.corners) {
+		return nil
+	}
+	cand, whole := judgeQuad(corners, sides, minDim, frame, fw, fh)
+	if cand == nil || !whole {
+		return nil
+	}
+	if anchor == nil && max(e.clutterOutside(corners, 1, minDim*clutterDepth), e.clutterOutside(corners, 2, minDim*clutterDepth)) > maxOutsideClutter {
+		return nil
+	}
+	cand.inside = true
+	return cand
+}
+
+// minAnchorClearance is how far (share of the search plane's shorter dimension, 4 px of
+// 240) every corner of cornerQuad's anchor must lie from each seen side: a box's own sides,
+// extended along print, are not the document's.
+const minAnchorClearance = 1.0 / 60
+
+// clearOf reports whether anchor lies wholly on one side of l, every corner at least
+// clearance from it: a seen side of a document is not a side of the box printed on it.
+func clearOf(l *line, anchor *quadCand, clearance float64) bool {
+	var near, far int
+	for _, p := range anchor.corners {
+		switch d := p[0]*l.c + p[1]*l.s - l.rho; {
+		case d >= clearance:
+			far++
+		case d <= -clearance:
+			near++
+		}
+	}
+	return near == 4 || far == 4
+}
+
+// maxAnchorReach is how far (share of the search plane's shorter dimension, about 10 px of
+// 240) reach may move an inferred side out to take in the anchor: a seen side's edge fades
+// along the card's rounded corner, and a parallelogram's side, parallel to the seen one
+// across, misses the perspective's few degrees, so the photo near a card's edge can poke
+// out of the side inferred.
+const maxAnchorReach = 1.0 / 24
+
+// reach moves the inferred side l out just beyond every corner of anchor (by a pixel) when
+// one lies outside it, the document lying on the side of (ix, iy), and reports whether that
+// took at most limit.
+func (l *line) reach(ix, iy float64, anchor *quadCand, limit float64) bool {
+	inwards := math.Copysign(1, ix*l.c+iy*l.s-l.rho) // the document lies this way along the normal
+	need := 0.0
+	for _, p := range anchor.corners {
+		if out := (l.rho - (p[0]*l.c + p[1]*l.s)) * inwards; out > need {
+			need = out
+		}
+	}
+	if need == 0 {
+		return true
+	}
+	need++
+	if need > limit {
+		return false
+	}
+	l.rho -= inwards * need
+	return true
+}
+
+// minDenseStretch is the shortest stretch of edge hits (share of the search plane's shorter
+// dimension, about 12 px of 240) that denseEnd takes for a side's own edge; minDenseGap is
+// the shortest gap, in samples, that parts two stretches.
+const (
+	minDenseStretch = 1.0 / 20
+	minDenseGap     = 3
+)
+
+// denseEnd returns the far end of the last stretch of l's edge hits, between position t and
+// the end of its run at end, that is at least minLen long (stretches parted by gaps of
+// minDenseGap samples or more): the shorter stretches beyond it are texture touching the
+// line. end when there is none.
+func (l *line) denseEnd(t, end, minLen float64) float64 {
+	hit := func(p float64) bool {
+		k := int(math.Round(p - l.t0))
+		return k >= 0 && k+1 < len(l.rise) && (l.rise[k+1] != l.rise[k] || l.fall[k+1] != l.fall[k])
+	}
+	step := 1.0
+	if end < t {
+		step = -1
+	}
+	// Walk from the end back towards t, stretch by stretch.
+	for p := end; (p-t)*step > 0; {
+		if !hit(p) {
+			p -= step
+			continue
+		}
+		far, gap := p, 0
+		for ; (p-t)*step > 0 && gap < minDenseGap; p -= step {
+			if hit(p) {
+				gap = 0
+			} else {
+				gap++
+			}
+		}
+		if near := p + step*float64(gap); math.Abs(far-near) >= minLen {
+			return far
+		}
+	}
+	return end
 }
 
 // runsBeyond reports whether l has another run past the far end at position end of the run

@@ -52,8 +52,10 @@ func TestDocumentWithAnUnseenSide(t *testing.T) {
 // with its shadow (6 px of 120) along its right and bottom sides only, and a photo box (a
 // 3 px dark frame, 90×120 px) printed on its left, with the card's corners. shift moves the
 // card right by that many pixels (to cut it by the frame); shadow false leaves the shadow
-// out (the box alone on the table).
-func cornerCard(shift float64, shadow bool) (plane, [4][2]float64) {
+// out (the box alone on the table); vein draws dashes of the shadow's darkness on the
+// line of the card's right side from its top right corner up to the frame's top, as a
+// vein of stone touching that line does.
+func cornerCard(shift float64, shadow, vein bool) (plane, [4][2]float64) {
 	const w, h = 640, 480
 	p := plane{w: w, h: h, pix: make([]float32, w*h)}
 	x0, y0, x1, y1 := 150+shift, 130.0, 150+shift+340, 130.0+214 // ID-1 shape
@@ -67,8 +69,9 @@ func cornerCard(shift float64, shadow bool) (plane, [4][2]float64) {
 			inShadow := !inCard && fx >= x0+6 && fx < x1+6 && fy >= y0+6 && fy < y1+6
 			inBox := fx >= bx0 && fx < bx1 && fy >= by0 && fy < by1
 			inFrame := inBox && (fx < bx0+3 || fx >= bx1-3 || fy < by0+3 || fy >= by1-3)
+			inVein := fx >= x1 && fx < x1+6 && fy < y0-8 && int(y0-8-fy)%25 < 10
 			switch {
-			case inShadow && shadow:
+			case inShadow && shadow, inVein && vein:
 				v = 120
 			case inFrame:
 				v = 60
@@ -82,11 +85,12 @@ func cornerCard(shift float64, shadow bool) (plane, [4][2]float64) {
 
 // TestDocumentSeenAtOneCorner: a card showing only the two sides its shadow falls on and
 // the box printed on it is framed from that corner (cornerQuad), its corners where the
-// card's are; cut by the frame's right edge (its seen sides running off the picture) it is
-// not framed, and the box alone on the table is a document too far, not a framed one.
+// card's are, also when a vein of the stone carries its right side's line on to the frame's
+// top (the side's dense stretch ends at the card's corner: denseEnd); cut by the frame's
+// right edge (its seen sides running off the picture) it is not framed, and the box alone on the table is a document too far, not a framed one.
 func TestDocumentSeenAtOneCorner(t *testing.T) {
 	minArea := DefaultThresholds().MinDocumentArea
-	p, truth := cornerCard(0, true)
+	p, truth := cornerCard(0, true, false)
 	d := locateDocument(p, nil, p.w, p.h, minArea)
 	if d.verdict != docFramed {
 		t.Fatalf("card seen at one corner: verdict %d, want framed (%d)", d.verdict, docFramed)
@@ -94,12 +98,54 @@ func TestDocumentSeenAtOneCorner(t *testing.T) {
 	if e := quadError(d.quad, truth); e > 12 {
 		t.Errorf("corners %s, truth %s: off by %.1f px", fmtQuad(d.quad), fmtQuad(truth), e)
 	}
-	p, _ = cornerCard(220, true)
+	p, truth = cornerCard(0, true, true)
+	if d := locateDocument(p, nil, p.w, p.h, minArea); d.verdict != docFramed {
+		t.Errorf("card seen at one corner, a vein touching its right side's line: verdict %d, want framed (%d)", d.verdict, docFramed)
+	} else if e := quadError(d.quad, truth); e > 12 {
+		t.Errorf("card seen at one corner, a vein touching its right side's line: corners %s, truth %s: off by %.1f px", fmtQuad(d.quad), fmtQuad(truth), e)
+	}
+	p, _ = cornerCard(220, true, false)
 	if d := locateDocument(p, nil, p.w, p.h, minArea); d.verdict == docFramed {
 		t.Errorf("card cut by the frame's right edge taken as framed: %s", fmtQuad(d.quad))
 	}
-	p, _ = cornerCard(0, false)
+	p, _ = cornerCard(0, false, false)
 	if d := locateDocument(p, nil, p.w, p.h, minArea); d.verdict == docFramed {
 		t.Errorf("a box alone on the table taken as a framed document: %s", fmtQuad(d.quad))
+	}
+}
+
+// TestReachTakesInTheAnchor: an inferred side a few pixels short of the box printed on the
+// document moves out to take it in; one far short of it does not move.
+func TestReachTakesInTheAnchor(t *testing.T) {
+	anchor := &quadCand{corners: [4][2]float64{{40, 50}, {100, 50}, {100, 130}, {40, 130}}} // a box from x = 40
+	for _, tt := range []struct {
+		at, want float64 // the inferred left side's x, and where it ends up
+		ok       bool
+	}{
+		{30, 30, true}, // the box is inside: no move
+		{45, 39, true}, // 5 px short: moved a pixel beyond the box
+		{80, 80, false},
+	} {
+		l := newLine(0, tt.at)
+		ok := l.reach(300, 100, anchor, 10) // the seen corner at (300, 100)
+		if ok != tt.ok || math.Abs(l.rho-tt.want) > 1e-9 {
+			t.Errorf("side at x = %.0f: reach %v, side at %.1f; want %v, %.0f", tt.at, ok, l.rho, tt.ok, tt.want)
+		}
+	}
+}
+
+// TestSeenSideClearOfTheAnchor: a line along a side of the box printed on a document (the
+// box's foot carried on by a line of print beside it) is no seen side of the document; one
+// that passes the box at a distance is.
+func TestSeenSideClearOfTheAnchor(t *testing.T) {
+	anchor := &quadCand{corners: [4][2]float64{{40, 50}, {100, 50}, {100, 130}, {40, 130}}}
+	for _, tt := range []struct {
+		y    float64 // a horizontal line's y
+		want bool
+	}{{130, false}, {132, false}, {48, false}, {150, true}, {30, true}, {90, false}} {
+		l := newLine(90, tt.y)
+		if got := clearOf(&l, anchor, 4); got != tt.want {
+			t.Errorf("line y = %.0f: clear of the box %v, want %v", tt.y, got, tt.want)
+		}
 	}
 }
