@@ -77,6 +77,14 @@ func (r *Reader) ReadAsBlock(p *Page) (*Page, error) {
 	return r.readPage(p.doc, p.clean, gosseract.PSM_SINGLE_BLOCK)
 }
 
+// ReadBinarised reads the page's document again thresholded against its local mean
+// (binariseLocal) with automatic page layout: behind small print, a card's guilloche of mid
+// grey pulls Tesseract's global threshold into the pattern, and whole rows read as nothing
+// in both other readings. Callers use it when those leave required fields unread.
+func (r *Reader) ReadBinarised(p *Page) (*Page, error) {
+	return r.readPage(p.doc, binariseLocal(p.clean), gosseract.PSM_AUTO)
+}
+
 // readPage reads clean (doc prepared by cleanForText) with psm; values are read again from
 // doc, as printed.
 func (r *Reader) readPage(doc, clean *image.Gray, psm gosseract.PageSegMode) (*Page, error) {

@@ -305,21 +305,26 @@ func (g *group) readPage(img image.Image, page *ocr.Page, det Detection, stepSid
 	if err != nil {
 		return nil, err
 	}
-	if missing(fields, RequiredFields(det.Type, r.side(stepSide), layout.Name)) {
-		// Tesseract's automatic layout now and then drops whole rows of a card (a block
-		// of serif print beside the fingerprint boxes): one block keeps every line, and
-		// fills what the first reading left unread.
-		block, err := g.reader.ReadAsBlock(page)
+	// Tesseract's automatic layout now and then drops whole rows of a card (a block of
+	// serif print beside the fingerprint boxes): read as one block, and then thresholded
+	// locally (small print on a guilloche), the page fills what the readings before it
+	// left unread.
+	required := RequiredFields(det.Type, r.side(stepSide), layout.Name)
+	for _, again := range []func(*ocr.Page) (*ocr.Page, error){g.reader.ReadAsBlock, g.reader.ReadBinarised} {
+		if !missing(fields, required) {
+			break
+		}
+		other, err := again(page)
 		if err != nil {
 			return nil, err
 		}
-		again, err := g.reader.Fields(block, specs, &layout)
+		more, err := g.reader.Fields(other, specs, &layout)
 		if err != nil {
 			return nil, err
 		}
 		for i := range fields {
-			if !fields[i].Valid && i < len(again) && again[i].Name == fields[i].Name && again[i].Valid {
-				fields[i] = again[i]
+			if !fields[i].Valid && i < len(more) && more[i].Name == fields[i].Name && more[i].Valid {
+				fields[i] = more[i]
 			}
 		}
 	}
