@@ -518,3 +518,26 @@ func TestDateWithAMarkAfterIt(t *testing.T) {
 		t.Errorf("NormalizeDate(22-05-19647) = %q, valid", got)
 	}
 }
+
+// TestVietnameseNumberFormInTheZone: a passport zone misread into a number that is no
+// Vietnamese passport number (199490O7 for B1226997) but meets both its check digits by
+// chance is implausible, so the reader tries its other bands; the zone as printed, and a chip
+// card's zone with its nine-digit number, are plausible.
+func TestVietnameseNumberFormInTheZone(t *testing.T) {
+	for _, tt := range []struct {
+		lines []string
+		want  bool
+	}{
+		{[]string{"P<VNMNGUYEN<<HONG<OANH<<<<<<<<<<<<<<<<<<<<<<", "199490O7<7VNM0105042F2910172089301131140<<16"}, false},
+		{[]string{"P<VNMNGUYEN<<HONG<OANH<<<<<<<<<<<<<<<<<<<<<<", "B1226997<7VNM0105042F2910172089301131140<<16"}, true},
+		{[]string{"IDVNM1824642029079182464202<<<", "8205188F4205180VNM<<<<<<<<<<<9", "DAO<<KHANH<THAO<<<<<<<<<<<<<<<"}, true},
+	} {
+		m, err := mrz.Parse(tt.lines)
+		if err != nil || !m.Valid {
+			t.Fatalf("%q: valid %v, %v", tt.lines, m != nil && m.Valid, err)
+		}
+		if got := plausible(m); got != tt.want {
+			t.Errorf("%q: plausible %v, want %v", tt.lines[1], got, tt.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -504,12 +505,33 @@ func fillerRuns(lines []string) int {
 	return n
 }
 
+// The forms of Vietnamese document numbers.
+var (
+	vietnamesePassportNumber = regexp.MustCompile(`^[A-Z][0-9]{7}$`)
+	nineDigits               = regexp.MustCompile(`^[0-9]{9}$`)
+)
+
 // plausible reports whether the parts of a zone that no check digit covers look right: a
 // known document code letter (I, A, C for cards, P for passports, V for visas) and a name
-// field whose fillers, once they start running, run to the end.
+// field whose fillers, once they start running, run to the end; and whether a Vietnamese
+// document's number has its form (a passport's a letter and seven digits, an ID card's
+// nine digits): a misread zone corrected through its look-alikes can meet its check
+// digits by chance (a passport's B1226997 came out as 199490O7, both digits met).
 func plausible(m *mrz.MRZ) bool {
 	if m.DocumentCode == "" || !strings.ContainsRune("IACPV", rune(m.DocumentCode[0])) {
 		return false
+	}
+	if m.IssuingState == "VNM" {
+		switch n := m.DocumentNumber; m.DocumentCode[0] {
+		case 'P':
+			if !vietnamesePassportNumber.MatchString(n) {
+				return false
+			}
+		case 'I':
+			if !nineDigits.MatchString(n) {
+				return false
+			}
+		}
 	}
 	name := m.Lines[len(m.Lines)-1]
 	if m.Format != mrz.FormatTD1 {
