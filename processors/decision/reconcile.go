@@ -45,7 +45,9 @@ func isCanonical(name string) bool { return slices.Contains(canonicalFields(), n
 // when it names a country (countryCode: VNM = Việt Nam = VIỆT NAM = Vietnamese). Each field
 // seen in two or more sources yields a check "data.<field>_consistency": fail with reason
 // data_mismatch when the sources disagree, pass otherwise. OCR fields with other names go to
-// Other. The returned Extracted has no DocumentType; Reconcile is pure.
+// Other. The MRZ fields reported are the chip's DG1 as read, or a document's zone with the
+// letters of its name mended from the printed name where they differ only by look-alikes
+// (mendName). The returned Extracted has no DocumentType; Reconcile is pure.
 func Reconcile(st *schemas.SessionState) (*schemas.Extracted, []schemas.Check) {
 	ref := st.CreatedAt
 	if ref.IsZero() {
@@ -68,7 +70,8 @@ func Reconcile(st *schemas.SessionState) (*schemas.Extracted, []schemas.Check) {
 		}
 	}
 	var mrzFields map[string]string
-	if st.Chip != nil && st.Chip.MRZ != nil && len(st.Chip.MRZ.Fields) > 0 {
+	fromChip := st.Chip != nil && st.Chip.MRZ != nil && len(st.Chip.MRZ.Fields) > 0
+	if fromChip {
 		mrzFields = st.Chip.MRZ.Fields
 	} else {
 		for _, d := range st.Documents {
@@ -93,6 +96,9 @@ func Reconcile(st *schemas.SessionState) (*schemas.Extracted, []schemas.Check) {
 	ex := &schemas.Extracted{Sources: map[string][]string{}}
 	if len(mrzFields) > 0 {
 		ex.MRZ = maps.Clone(mrzFields)
+		if printed, ok := ocr["full_name"]; ok && !fromChip { // the chip's DG1 is no reading
+			ex.MRZ = mendName(ex.MRZ, printed)
+		}
 	}
 	if len(other) > 0 {
 		ex.Other = other
@@ -366,6 +372,69 @@ func agree(field, a, va, b, vb string) bool {
 	return len(m) >= mrzTruncatedLen && strings.HasPrefix(o, m)
 }
 
+// lookAlike returns the letter an OCR-B reader's look-alike group of c stands for: I for I L
+// 1 T (T for the serifed I of monospace faces that are not OCR-B), E for E F, O for O Q D 0,
+// B for B 8, S for S 5, Z for Z 2, G for G 6, K for K X; c itself otherwise.
+func lookAlike(c byte) byte {
+	switch c {
+	case 'L', '1', 'T':
+		return 'I'
+	case 'F':
+		return 'E'
+	case 'Q', 'D', '0':
+		return 'O'
+	case '8':
+		return 'B'
+	case '5':
+		return 'S'
+	case '2':
+		return 'Z'
+	case '6':
+		return 'G'
+	case 'X':
+		return 'K'
+	}
+	return c
+}
+
+// mendName returns the MRZ fields m with the letters of its name taken from the printed
+// name where the two differ only by look-alikes (QUACH read OUACH, MAI read MAT): the name
+// line carries no check digit, and the printed name, folded to the MRZ's alphabet, is what
+// it transliterates. Every word of the MRZ's name (surname, then given names) must pair
+// with the printed name's word at its place, of its length, letter by letter of one
+// look-alike group; else, or when the name is truncated, m is returned as read.
+func mendName(m map[string]string, printed string) map[string]string {
+	sur, given := strings.Fields(m["surname"]), strings.Fields(m["given_names"])
+	words := strings.Fields(mrzFold(printed))
+	if len(sur) == 0 || len(sur)+len(given) != len(words) {
+		return m
+	}
+	read := append(slices.Clone(sur), given...)
+	changed := false
+	for i, w := range read {
+		p := words[i]
+		if len(p) != len(w) {
+			return m
+		}
+		for j := range len(w) {
+			if w[j] != p[j] && lookAlike(w[j]) != lookAlike(p[j]) {
+				return m
+			}
+		}
+		changed = changed || w != p
+	}
+	if !changed {
+		return m
+	}
+	out := maps.Clone(m)
+	out["surname"] = strings.Join(words[:len(sur)], " ")
+	out["given_names"] = strings.Join(words[len(sur):], " ")
+	if _, ok := m["full_name"]; ok {
+		out["full_name"] = strings.Join(words, " ")
+	}
+	return out
+}
+
 // lookAlikeDistance compares two MRZ-folded strings as an OCR-B reader's errors would
 // differ: the letters it confuses are made one first (I L 1 T, E F, O Q D 0, B 8, S 5, Z 2,
 // G 6, K X; T for the serifed I of monospace faces that are not OCR-B), then an edit distance counts a thin glyph (I) inserted or lost beside another
@@ -376,24 +445,7 @@ func lookAlikeDistance(a, b string) int {
 	fold := func(s string) []byte {
 		out := []byte(s)
 		for i, c := range out {
-			switch c {
-			case 'L', '1', 'T':
-				out[i] = 'I'
-			case 'F':
-				out[i] = 'E'
-			case 'Q', 'D', '0':
-				out[i] = 'O'
-			case '8':
-				out[i] = 'B'
-			case '5':
-				out[i] = 'S'
-			case '2':
-				out[i] = 'Z'
-			case '6':
-				out[i] = 'G'
-			case 'X':
-				out[i] = 'K'
-			}
+			out[i] = lookAlike(c)
 		}
 		return out
 	}

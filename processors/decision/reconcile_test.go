@@ -230,3 +230,39 @@ func TestAgreeIDNumberAndCountry(t *testing.T) {
 		}
 	}
 }
+
+// TestMRZNameMendedFromThePrintedName: a zone's name read with look-alikes (QUACH as OUACH,
+// MAI MINH as MAT MTNH) is reported with the printed name's letters; another name, a name
+// of other words or a chip's DG1 is reported as read.
+func TestMRZNameMendedFromThePrintedName(t *testing.T) {
+	zone := func(sur, given string) map[string]string {
+		return map[string]string{"document_code": "ID", "issuing_state": "VNM", "surname": sur, "given_names": given, "full_name": sur + " " + given}
+	}
+	for _, tt := range []struct {
+		printed, sur, given string
+		want                string // the full name reported in the MRZ fields
+	}{
+		{"QUÁCH HỒNG MAI", "OUACH", "HONG MAI", "QUACH HONG MAI"},
+		{"MAI MINH TOÀN", "MAT", "MTNH TOAN", "MAI MINH TOAN"},
+		{"MAI MINH TOÀN", "MAI", "MINH TOAN", "MAI MINH TOAN"},
+		{"LÊ VĂN AN", "LE", "VAN AM", "LE VAN AM"},         // M is no look-alike of N
+		{"LÊ VĂN AN", "LE", "VAN ANH", "LE VAN ANH"},       // a letter more
+		{"LÊ THỊ AN", "LE", "THI THU AN", "LE THI THU AN"}, // a word more
+	} {
+		st := processing()
+		st.Documents = []schemas.DocumentRead{
+			{Step: "document_front", Fields: []schemas.Field{{Name: "full_name", Value: tt.printed}}},
+			{Step: "document_back", MRZ: &schemas.MRZ{Format: "TD1", Valid: true, Fields: zone(tt.sur, tt.given)}},
+		}
+		ex, _ := Reconcile(st)
+		if got := ex.MRZ["full_name"]; got != tt.want {
+			t.Errorf("printed %q, zone %q %q: MRZ name %q, want %q", tt.printed, tt.sur, tt.given, got, tt.want)
+		}
+	}
+	st := processing()
+	st.Documents = []schemas.DocumentRead{{Step: "document_front", Fields: []schemas.Field{{Name: "full_name", Value: "QUÁCH HỒNG MAI"}}}}
+	st.Chip = &schemas.ChipVerified{MRZ: &schemas.MRZ{Format: "TD1", Valid: true, Fields: zone("OUACH", "HONG MAI")}}
+	if ex, _ := Reconcile(st); ex.MRZ["surname"] != "OUACH" {
+		t.Errorf("chip's DG1 mended: surname %q", ex.MRZ["surname"])
+	}
+}
