@@ -490,8 +490,9 @@ func TestMarksInTheirVocabulary(t *testing.T) {
 	}
 }
 
-// TestPlaceAsPrinted: marks OCR reads before a word, a comma run into the next word, an
-// abbreviation's lost dot and a "ø" for "ơ" are corrected; a place read right stays as read.
+// TestPlaceAsPrinted: marks OCR reads before a word, a comma run into the next word, two
+// syllables run together, underscores, an abbreviation's lost dot and a "ø" for "ơ" are
+// corrected; a place read right stays as read.
 func TestPlaceAsPrinted(t *testing.T) {
 	for read, want := range map[string]string{
 		"Thôn Bắc, X. Tả Thanh Oai, H. „Thanh Trì, Hà Nội": "Thôn Bắc, X. Tả Thanh Oai, H. Thanh Trì, Hà Nội",
@@ -500,6 +501,10 @@ func TestPlaceAsPrinted(t *testing.T) {
 		"TT. Đầm Døi, H. Đầm Dơi, Cà Mau":                  "TT. Đầm Dơi, H. Đầm Dơi, Cà Mau",
 		"Số 188 Nguyễn Văn Cừ, TT. Diên Khánh, Khánh Hòa":  "Số 188 Nguyễn Văn Cừ, TT. Diên Khánh, Khánh Hòa",
 		"377/40 Võ Thị Sáu, Phường 7, Quận 3, Hồ Chí Minh": "377/40 Võ Thị Sáu, Phường 7, Quận 3, Hồ Chí Minh",
+		"Tân Thạch, Châu Thành, BếnTre":                    "Tân Thạch, Châu Thành, Bến Tre",
+		"Quang Trung, Vinh,NghệAn":                         "Quang Trung, Vinh, Nghệ An",
+		"16/30 Phố Huế, Lộc Thọ, Nha__ Trang, Khánh Hòa":   "16/30 Phố Huế, Lộc Thọ, Nha Trang, Khánh Hòa",
+		"Nơi ĐKHK thường trú, TP.Hà Nội":                   "Nơi ĐKHK thường trú, TP.Hà Nội",
 	} {
 		if got := fixPlace(read); got != want {
 			t.Errorf("fixPlace(%q) = %q, want %q", read, got, want)

@@ -13,8 +13,10 @@ var placeAbbreviations = map[string]bool{"X": true, "P": true, "TT": true, "H": 
 
 // fixPlace corrects what OCR adds to or drops from a place as printed: marks read before a
 // word ("„Thanh", "_Nội", ".Quy") or alone are dropped (a dash between names stays), a comma
-// is followed by a space ("Anh,Hà"), a unit's abbreviation keeps its dot ("H Tiên Du" →
-// "H. Tiên Du") and "ø", which Vietnamese does not write, is the "ơ" it was read for.
+// is followed by a space ("Anh,Hà"), two capitalised syllables run together are parted
+// ("BếnTre"), underscores read under a word go ("Nha__"), a unit's abbreviation keeps its
+// dot ("H Tiên Du" → "H. Tiên Du") and "ø", which Vietnamese does not write, is the "ơ" it
+// was read for.
 func fixPlace(s string) string {
 	s = strings.NewReplacer("ø", "ơ", "Ø", "Ơ").Replace(s)
 	var out []string
@@ -24,11 +26,11 @@ func fixPlace(s string) string {
 				out = append(out, part) // "Bà Rịa - Vũng Tàu"
 				continue
 			}
-			part = strings.TrimLeftFunc(part, func(r rune) bool {
+			part = strings.TrimLeftFunc(strings.ReplaceAll(part, "_", ""), func(r rune) bool {
 				return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '('
 			})
 			if part != "" {
-				out = append(out, part)
+				out = append(out, splitSyllables(part)...)
 			}
 		}
 	}
@@ -53,4 +55,20 @@ func splitAfterComma(w string) []string {
 		parts = append(parts, w[:i+1])
 		w = w[i+1:]
 	}
+}
+
+// splitSyllables parts a word where a small letter is followed by a capital ("NghệAn" →
+// "Nghệ", "An"): a place's syllables each begin with a capital, and abbreviations ("TP",
+// "ĐKHK") are all capitals.
+func splitSyllables(w string) []string {
+	var parts []string
+	prevLower, start := false, 0
+	for i, r := range w {
+		if prevLower && unicode.IsUpper(r) {
+			parts = append(parts, w[start:i])
+			start = i
+		}
+		prevLower = unicode.IsLower(r)
+	}
+	return append(parts, w[start:])
 }
