@@ -559,10 +559,13 @@ func (ix *layoutIndex) belowWithin(box image.Rectangle, minX, maxX, gap, h int) 
 	for r, row := range ix.rows {
 		for p, i := range row {
 			b := ix.words[i].Box
+			if b.Max.X < minX {
+				continue // another column's, left of the value (a card's photo column)
+			}
 			if b.Min.Y < box.Max.Y-h/3 || b.Min.Y > box.Max.Y+gap || cy(b) <= cy(box) {
 				break // rows are visual: one word out of the band puts the row out
 			}
-			if b.Max.X < minX || ix.tokens[i] == "" {
+			if ix.tokens[i] == "" {
 				continue
 			}
 			if b.Min.X <= maxX && b.Min.Y < bestY {

@@ -546,3 +546,22 @@ func TestVietnameseNumberFormInTheZone(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceWrapsBesideAnotherColumn: a residence wrapped onto a second line, level with the
+// photo column's expiry label (whose words sit a little lower), is read whole: words of a
+// column left of the value no longer put the row out.
+func TestPlaceWrapsBesideAnotherColumn(t *testing.T) {
+	ws := wordsInRow(350, 600, "Nơi", "thường", "trú/", "Place", "of", "residence:", "Số", "36", "ngõ", "8", "Bạch", "Đằng,", "Phường")
+	ws = append(ws, wordsInRow(350, 630, "Cẩm", "Phô,", "Hội", "An,", "Quảng", "Nam")...)
+	ws = append(ws, wordsInRow(20, 636, "Có", "giá", "trị", "đến")...)
+	ix := analyse(ws)
+	for gi, g := range ix.groups {
+		if g.field == "place_of_residence" {
+			if got, want := ix.valueOf(gi, true, false).text(ws), "Số 36 ngõ 8 Bạch Đằng, Phường Cẩm Phô, Hội An, Quảng Nam"; got != want {
+				t.Errorf("residence %q, want %q\n%s", got, want, ix.dump())
+			}
+			return
+		}
+	}
+	t.Errorf("no residence label found\n%s", ix.dump())
+}
