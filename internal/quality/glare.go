@@ -40,7 +40,11 @@ const (
 	// beside them.
 	envRadius = 2
 	glareRays = 16 // rays cast from a core's centre
-	maxReach  = 24 // the farthest a ray looks past a core's edge, px
+	// maxReach is the farthest a ray looks past a core's edge, px: a ray looks twice the
+	// core's radius (at least 12 px) past it, for the halo of a large highlight falls over
+	// a distance that grows with it (a spot of radius 33 px fell 5 levels in its first 24
+	// px and 9 in 64).
+	maxReach = 64
 )
 
 // Specular says what the glare measure counts as a specular highlight; it is part of
@@ -176,7 +180,7 @@ func (p plane) specularGlare(sp Specular) (float64, []spotStats) {
 // of its fall there). A ray that leaves the frame, or finds no edge within maxWalk, says
 // nothing.
 func (e plane) haloRays(cx, cy int, radius float64, sp Specular) int {
-	reach := int(min(maxReach, max(12, radius)))
+	reach := int(min(maxReach, max(12, 2*radius)))
 	maxWalk := float64(e.w + e.h)
 	halo := 0
 	for k := range glareRays {
@@ -202,7 +206,12 @@ func (e plane) haloRays(cx, cy int, radius float64, sp Specular) int {
 		if t0 < 0 {
 			continue
 		}
-		near, low := float32(satLevel), float32(satLevel)
+		// lows[d] is the lowest level over the first d+1 samples past the edge; the
+		// steepest fall is the most it drops over HaloSharpPx pixels anywhere along the ray
+		// (from satLevel at the edge): a step to print, to a photo or to the card's edge,
+		// met at the edge or further out, does nearly all of its fall there.
+		lows := make([]float32, 0, reach+1)
+		low, steepest := float32(satLevel), float32(0)
 		inside := true
 		for d := 0; d <= reach; d++ {
 			v, ok := at(t0 + float64(d))
@@ -211,15 +220,18 @@ func (e plane) haloRays(cx, cy int, radius float64, sp Specular) int {
 				break
 			}
 			low = min(low, v)
-			if d <= sp.HaloSharpPx {
-				near = low
+			lows = append(lows, low)
+			before := float32(satLevel)
+			if d > sp.HaloSharpPx {
+				before = lows[d-sp.HaloSharpPx-1]
 			}
+			steepest = max(steepest, before-low)
 		}
 		fall := satLevel - low
 		if !inside || float64(fall) < sp.HaloMinFall {
 			continue
 		}
-		if float64(satLevel-near) < sp.HaloStepShare*float64(fall) {
+		if float64(steepest) < sp.HaloStepShare*float64(fall) {
 			halo++
 		}
 	}

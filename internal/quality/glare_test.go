@@ -356,3 +356,39 @@ func BenchmarkAssessGlare(b *testing.B) {
 		g.Assess(img, Document)
 	}
 }
+
+// TestLargeHighlightWithAWideGlow: a large highlight (a saturated disc a tenth of the frame
+// across) whose glow falls only a few levels over its own radius, hiding a line of print,
+// is glare; the same card without it is not. Its halo fell 5 levels in the 24 px the rays
+// used to look past the core, under HaloMinFall, and the capture passed.
+func TestLargeHighlightWithAWideGlow(t *testing.T) {
+	g := NewGate(DefaultThresholds())
+	for _, lit := range []bool{false, true} {
+		img := image.NewRGBA(image.Rect(0, 0, 1280, 960))
+		for y := range 960 {
+			for x := range 1280 {
+				v := 110.0 // the table
+				if x >= 190 && x < 1090 && y >= 200 && y < 768 {
+					v = 228 // the card
+					if (y-260)%112 < 14 && x >= 260 && x < 900 && (x/11)%3 != 2 {
+						v = 60 // print
+					}
+					if lit {
+						d := math.Hypot(float64(x-560), float64(y-430))
+						if d < 70 {
+							v = 255
+						} else {
+							v = min(255, v+20*math.Exp(-(d-70)*(d-70)/(2*110*110)))
+						}
+					}
+				}
+				i := img.PixOffset(x, y)
+				img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = uint8(v), uint8(v), uint8(v), 255
+			}
+		}
+		res := g.Assess(photograph(t, img, 2, 90, 5), Document)
+		if got := slices.Contains(res.Reasons, ReasonGlare); got != lit {
+			t.Errorf("highlight %v: glare %v (%.4f, reasons %v)", lit, got, res.Glare, res.Reasons)
+		}
+	}
+}
