@@ -31,6 +31,7 @@ type Page struct {
 	Width, Height int
 	Words         []Word
 	doc, clean    *image.Gray // as rectified; prepared for the page pass (cleanForText)
+	src           source      // where doc was rectified from (zero for none)
 }
 
 // ReadPage locates the document in img, rectifies it onto w × h and reads all its text once
@@ -49,14 +50,35 @@ func (r *Reader) ReadPageAbove(img image.Image, w, h int, top float64) (*Page, e
 		return nil, fmt.Errorf("ocr: page size %d×%d", w, h)
 	}
 	g := toGray(img)
-	doc := rectify(g, findDocument(g), w, h)
-	clean := cleanForText(doc)
-	if top >= 0.45 && top < 1 {
+	src := source{g: g, q: findDocument(g), top: top}
+	doc, clean := src.prepare(w, h)
+	p, err := r.readPage(doc, clean, gosseract.PSM_AUTO)
+	if err != nil {
+		return nil, err
+	}
+	p.src = src
+	return p, nil
+}
+
+// source is where a page was rectified from: the picture, the document's outline in it and
+// where its zone begins (ReadPageAbove's top).
+type source struct {
+	g   *image.Gray
+	q   quad
+	top float64
+}
+
+// prepare rectifies the source's document onto w × h and prepares it for the page pass
+// (cleanForText), its zone painted out.
+func (s source) prepare(w, h int) (doc, clean *image.Gray) {
+	doc = rectify(s.g, s.q, w, h)
+	clean = cleanForText(doc)
+	if s.top >= 0.45 && s.top < 1 {
 		// The zone is painted out in the page's own background level, not white: on a
 		// photographed card (a grey 180–200) a white band a quarter of the page high moves
 		// Tesseract's global threshold between the band and the card, and the whole card
 		// above, text and all, reads as one dark area (no words at all).
-		from := max(0, int(top*float64(h))-h/100)
+		from := max(0, int(s.top*float64(h))-h/100)
 		bg := median(clean.Pix[:from*clean.Stride])
 		for y := from; y < h; y++ {
 			row := clean.Pix[y*clean.Stride : y*clean.Stride+w]
@@ -65,7 +87,59 @@ func (r *Reader) ReadPageAbove(img image.Image, w, h int, top float64) (*Page, e
 			}
 		}
 	}
-	return r.readPage(doc, clean, gosseract.PSM_AUTO)
+	return doc, clean
+}
+
+// CutOff reports whether three or more words touch the page's top or bottom edge: a row of
+// print cut through by the document's outline (found on the card's print instead of its
+// edge), which ReadGrown reads whole.
+func (p *Page) CutOff() bool {
+	n := 0
+	for _, w := range p.Words {
+		if w.Box.Min.Y <= 1 || w.Box.Max.Y >= p.Height-1 {
+			n++
+		}
+	}
+	return n >= 3
+}
+
+// growShare is how much (share of the document's width and height, on each side) ReadGrown
+// grows the document's outline: a light card on a light table was outlined on a line of its
+// own print up to a tenth of its height in from its top.
+const growShare = 0.12
+
+// ReadGrown reads the page again from its picture with the document's outline grown by
+// growShare on every side (along the outline's sides, so perspective is kept): an outline
+// found on the card's print instead of its faint edge cuts off the rows beyond that print.
+// The grown page holds a margin of what lies around the document. Callers use it when the
+// other readings leave required fields unread; a page not read from a picture (nil source)
+// is read as it is.
+func (r *Reader) ReadGrown(p *Page) (*Page, error) {
+	if p.src.g == nil {
+		return p, nil
+	}
+	q := p.src.q
+	var grown quad
+	for k := range 4 {
+		prev, next := q[(k+3)%4], q[(k+1)%4]
+		// Out from corner k along both sides that meet there: the side from the next
+		// corner and the side from the previous one.
+		for a := range 2 {
+			grown[k][a] = q[k][a] + growShare*(q[k][a]-next[a]) + growShare*(q[k][a]-prev[a])
+		}
+	}
+	src := source{g: p.src.g, q: grown, top: 1}
+	if p.src.top < 1 {
+		src.top = (p.src.top + growShare) / (1 + 2*growShare)
+	}
+	w, h := int(float64(p.Width)*(1+2*growShare)), int(float64(p.Height)*(1+2*growShare))
+	doc, clean := src.prepare(w, h)
+	out, err := r.readPage(doc, clean, gosseract.PSM_AUTO)
+	if err != nil {
+		return nil, err
+	}
+	out.src = src
+	return out, nil
 }
 
 // ReadAsBlock reads the page's document again as one block of text (Tesseract's single-block
@@ -74,7 +148,7 @@ func (r *Reader) ReadPageAbove(img image.Image, w, h int, top float64) (*Page, e
 // block keeps every line but may run columns together. Callers use it when the first
 // reading says too little (no document title found).
 func (r *Reader) ReadAsBlock(p *Page) (*Page, error) {
-	return r.readPage(p.doc, p.clean, gosseract.PSM_SINGLE_BLOCK)
+	return r.readAgain(p, p.clean, gosseract.PSM_SINGLE_BLOCK)
 }
 
 // ReadBinarised reads the page's document again thresholded against its local mean
@@ -82,7 +156,17 @@ func (r *Reader) ReadAsBlock(p *Page) (*Page, error) {
 // grey pulls Tesseract's global threshold into the pattern, and whole rows read as nothing
 // in both other readings. Callers use it when those leave required fields unread.
 func (r *Reader) ReadBinarised(p *Page) (*Page, error) {
-	return r.readPage(p.doc, binariseLocal(p.clean), gosseract.PSM_AUTO)
+	return r.readAgain(p, binariseLocal(p.clean), gosseract.PSM_AUTO)
+}
+
+// readAgain reads p's document again from clean with psm, keeping p's source.
+func (r *Reader) readAgain(p *Page, clean *image.Gray, psm gosseract.PageSegMode) (*Page, error) {
+	out, err := r.readPage(p.doc, clean, psm)
+	if err != nil {
+		return nil, err
+	}
+	out.src = p.src
+	return out, nil
 }
 
 // readPage reads clean (doc prepared by cleanForText) with psm; values are read again from

@@ -306,19 +306,22 @@ func (g *group) readPage(img image.Image, page *ocr.Page, det Detection, stepSid
 		return nil, err
 	}
 	// Tesseract's automatic layout now and then drops whole rows of a card (a block of
-	// serif print beside the fingerprint boxes): read as one block, and then thresholded
-	// locally (small print on a guilloche), the page fills what the readings before it
-	// left unread.
+	// serif print beside the fingerprint boxes): read as one block, then thresholded
+	// locally (small print on a guilloche), then from the picture with the document's
+	// outline grown (an outline found on the card's own print cuts rows off: also when
+	// the first reading shows a row cut, ocr.Page.CutOff), the page fills what the readings
+	// before it left unread, by labels only (the fixed layout was the first reading's last
+	// resort).
 	required := RequiredFields(det.Type, r.side(stepSide), layout.Name)
-	for _, again := range []func(*ocr.Page) (*ocr.Page, error){g.reader.ReadAsBlock, g.reader.ReadBinarised} {
-		if !missing(fields, required) {
-			break
+	for k, again := range []func(*ocr.Page) (*ocr.Page, error){g.reader.ReadAsBlock, g.reader.ReadBinarised, g.reader.ReadGrown} {
+		if grown := k == 2; !missing(fields, required) && (!grown || !page.CutOff()) {
+			continue
 		}
 		other, err := again(page)
 		if err != nil {
 			return nil, err
 		}
-		more, err := g.reader.Fields(other, specs, &layout)
+		more, err := g.reader.Fields(other, specs, nil)
 		if err != nil {
 			return nil, err
 		}
