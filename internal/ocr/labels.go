@@ -648,27 +648,39 @@ func (r *Reader) Fields(p *Page, specs []FieldSpec, fallback *Layout) ([]Field, 
 		f.Labelled = ix.hasLabel(s.Name)
 		out = append(out, f)
 	}
-	front := false // a holder's side: the birth date is read there
-	for _, f := range out {
+	front, birth := false, false // a holder's side: the birth date is read there
+	for i, f := range out {
 		front = front || (f.Name == "date_of_birth" && f.Valid)
+		birth = birth || specs[i].Name == "date_of_birth"
 	}
 	for i, s := range specs {
-		if front && s.Name == "expiry_date" && s.Kind == KindDate && !out[i].Valid {
-			f, err := r.lastDate(p, ix, s, out)
-			if err != nil {
-				return nil, err
-			}
-			if f.Valid {
-				out[i] = f
-			}
+		if out[i].Valid || s.Kind != KindDate {
+			continue
+		}
+		var f Field
+		var err error
+		switch {
+		case front && s.Name == "expiry_date":
+			// A card's expiry is its latest date.
+			f, err = r.unclaimedDate(p, ix, s, out, func(a, b string) bool { return a > b })
+		case !birth && s.Name == "issue_date":
+			// A back's first date is its issue date (a 2024 card's back prints its expiry
+			// after it).
+			f, err = r.unclaimedDate(p, ix, s, out, func(a, b string) bool { return a < b })
+		}
+		if err != nil {
+			return nil, err
+		}
+		if f.Valid {
+			out[i] = f
 		}
 	}
 	return out, nil
 }
 
-// lastDate finds an expiry date whose label was not read: the latest date printed on the page
-// that no other field took (a card's expiry is its latest date).
-func (r *Reader) lastDate(p *Page, ix *layoutIndex, s FieldSpec, read []Field) (Field, error) {
+// unclaimedDate finds a date whose label was not read: of the dates printed on the page that
+// no other field took, the one before all others by before.
+func (r *Reader) unclaimedDate(p *Page, ix *layoutIndex, s FieldSpec, read []Field, before func(a, b string) bool) (Field, error) {
 	taken := map[string]bool{}
 	for _, f := range read {
 		if f.Valid {
@@ -684,7 +696,7 @@ func (r *Reader) lastDate(p *Page, ix *layoutIndex, s FieldSpec, read []Field) (
 		if err != nil {
 			return Field{}, err
 		}
-		if f.Valid && !taken[f.Value] && f.Value > best.Value {
+		if f.Valid && !taken[f.Value] && (!best.Valid || before(f.Value, best.Value)) {
 			best = f
 		}
 	}

@@ -565,3 +565,22 @@ func TestPlaceWrapsBesideAnotherColumn(t *testing.T) {
 	}
 	t.Errorf("no residence label found\n%s", ix.dump())
 }
+
+// TestBacksFirstDateIsItsIssueDate: a chip card's back whose issue date label was misread
+// past recognition ("Ngày, tháng, năm/Date, month, year:" as "PHểng: morsh, e2:") takes its
+// first date, under the identifying marks, as the issue date.
+func TestBacksFirstDateIsItsIssueDate(t *testing.T) {
+	ws := wordsInRow(60, 80, "Đặc", "điểm", "nhân", "dạng/Personal", "identification:", "Sẹo", "C", "1cm", "dưới", "sau")
+	ws = append(ws, wordsInRow(60, 110, "dái", "tai", "phải")...)
+	ws = append(ws, wordsInRow(60, 150, "PHểng:", "morsh,", "e2:", "15/08/2022")...)
+	specs := append(Specs(ChipIDBack()), FieldSpec{Name: "expiry_date", Kind: KindDate})
+	fields, err := testReader(t).Fields(&Page{Width: 1200, Height: 756, Words: ws}, specs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fields {
+		if f.Name == "issue_date" && (f.Value != "2022-08-15" || !f.Valid) {
+			t.Errorf("issue date %q (valid %v), want 2022-08-15", f.Value, f.Valid)
+		}
+	}
+}
