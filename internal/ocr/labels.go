@@ -646,6 +646,9 @@ func (r *Reader) Fields(p *Page, specs []FieldSpec, fallback *Layout) ([]Field, 
 			}
 		}
 		f.Labelled = ix.hasLabel(s.Name)
+		if f.Valid && (s.Name == "full_name" || s.Name == "owner") {
+			f.Value = fixSurname(f.Value)
+		}
 		out = append(out, f)
 	}
 	front, birth := false, false // a holder's side: the birth date is read there

@@ -584,3 +584,22 @@ func TestBacksFirstDateIsItsIssueDate(t *testing.T) {
 		}
 	}
 }
+
+// TestSurnameAsWritten: a surname read with wrong diacritics takes the surname's own; a
+// surname read right, a fold two surnames share, a company and a given name stay as read.
+func TestSurnameAsWritten(t *testing.T) {
+	for read, want := range map[string]string{
+		"NGUYÊN THỊ NGỌC MY":     "NGUYỄN THỊ NGỌC MY",
+		"TRẤN ĐỨC ĐẠT":           "TRẦN ĐỨC ĐẠT",
+		"MẠI XUÂN HIẾU":          "MAI XUÂN HIẾU",
+		"LÊ VĂN AN":              "LÊ VĂN AN",
+		"LẢ DIỆU LAN":            "LẢ DIỆU LAN", // LA or LÃ
+		"CÔNG TY TNHH MINH PHÁT": "CÔNG TY TNHH MINH PHÁT",
+		"ĐINH THỊ THỦ MAI":       "ĐINH THỊ THỦ MAI",
+		"NGUYEN":                 "NGUYEN", // one word: no surname to tell
+	} {
+		if got := fixSurname(read); got != want {
+			t.Errorf("fixSurname(%q) = %q, want %q", read, got, want)
+		}
+	}
+}
