@@ -167,16 +167,35 @@ func (g *group) readFront(img image.Image) (*reading, error) {
 	if err != nil {
 		return nil, err
 	}
-	det := detectOnPage(nil, page)
+	page, det, err := g.detectOnReadings(page)
+	if err != nil {
+		return nil, err
+	}
 	if det.Type == TypeUnknown {
-		if page, err = g.reader.ReadAsBlock(page); err != nil {
-			return nil, err
-		}
-		if det = detectOnPage(nil, page); det.Type == TypeUnknown {
-			return g.readFrontByNumber(img)
-		}
+		return g.readFrontByNumber(img)
 	}
 	return g.readPage(img, page, det, SideFront)
+}
+
+// detectOnReadings returns the page's type by its text (detectOnPage), and the reading it
+// was told on: the page as read, else read as one block, else thresholded locally (both
+// other readings drop whole rows of some cards, the title's among them); unknown, with the
+// last reading, when none tells it.
+func (g *group) detectOnReadings(page *ocr.Page) (*ocr.Page, Detection, error) {
+	det := detectOnPage(nil, page)
+	for _, again := range []func(*ocr.Page) (*ocr.Page, error){g.reader.ReadAsBlock, g.reader.ReadBinarised} {
+		if det.Type != TypeUnknown {
+			break
+		}
+		other, err := again(page)
+		if err != nil {
+			return nil, Detection{}, err
+		}
+		if d := detectOnPage(nil, other); d.Type != TypeUnknown {
+			return other, d, nil
+		}
+	}
+	return page, det, nil
 }
 
 // isIdentityCard2024 reports whether a chip card's front text shows the identity card of 2024
@@ -258,12 +277,9 @@ func (g *group) readZoneSide(img image.Image, side string) (*reading, error) {
 	case det.Type == TypeChipIDCard || det.Type == TypePassport:
 		r, err = g.readPage(img, page, det, side)
 	default:
-		byText := detectOnPage(nil, page)
-		if byText.Type == TypeUnknown {
-			if page, err = g.reader.ReadAsBlock(page); err != nil {
-				return nil, err
-			}
-			byText = detectOnPage(nil, page)
+		var byText Detection
+		if page, byText, err = g.detectOnReadings(page); err != nil {
+			return nil, err
 		}
 		switch {
 		case byText.Type != TypeUnknown:
