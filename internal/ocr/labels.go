@@ -5,6 +5,7 @@ import (
 	"image"
 	"regexp"
 	"sort"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -651,18 +652,20 @@ func (r *Reader) Fields(p *Page, specs []FieldSpec, fallback *Layout) ([]Field, 
 		}
 		out = append(out, f)
 	}
-	front, birth := false, false // a holder's side: the birth date is read there
-	for i, f := range out {
-		front = front || (f.Name == "date_of_birth" && f.Valid)
-		birth = birth || specs[i].Name == "date_of_birth"
-	}
+	birth := slices.ContainsFunc(specs, func(s FieldSpec) bool { return s.Name == "date_of_birth" })
 	for i, s := range specs {
 		if out[i].Valid || s.Kind != KindDate {
 			continue
 		}
+		// A holder's side (its birth date read) prints the expiry last.
+		front := slices.ContainsFunc(out, func(f Field) bool { return f.Name == "date_of_birth" && f.Valid })
 		var f Field
 		var err error
 		switch {
+		case s.Name == "date_of_birth":
+			// A holder's side prints the birth date first (a 9-digit card's dotted leaders
+			// read into one word with its label).
+			f, err = r.unclaimedDate(p, ix, s, out, func(a, b string) bool { return a < b })
 		case front && s.Name == "expiry_date":
 			// A card's expiry is its latest date.
 			f, err = r.unclaimedDate(p, ix, s, out, func(a, b string) bool { return a > b })

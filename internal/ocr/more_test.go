@@ -603,3 +603,25 @@ func TestSurnameAsWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestDateInsideAGarbledLabel: a 9-digit card's birth date row read as one word with its
+// label and dotted leaders gives the date as a word of its own, and a holder's side whose
+// birth date label was not found takes its first date no other field took.
+func TestDateInsideAGarbledLabel(t *testing.T) {
+	glued := Word{Text: "SìnR`npay¬)19/03/1990,XÀV0696919)Ắ9È06/4⁄Ó2", Box: image.Rect(350, 342, 1019, 378), Conf: 0.95}
+	parts := splitWords([]Word{glued})
+	if len(parts) != 3 || parts[1].Text != "19/03/1990" || parts[1].Box.Min.X <= 350 || parts[1].Box.Max.X >= 1019 {
+		t.Fatalf("split %+v, want the date as the middle word", parts)
+	}
+	ws := append(wordsInRow(350, 290, "Họ", "và", "tên:", "VŨ", "TIẾN", "DŨNG"), wordsInRow(350, 342, "Sìnpay¬)", "19/03/1990")...)
+	blank := image.NewGray(image.Rect(0, 0, 1200, 756))
+	fields, err := testReader(t).Fields(&Page{Width: 1200, Height: 756, Words: ws, doc: blank, clean: blank}, Specs(LegacyIDFront()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fields {
+		if f.Name == "date_of_birth" && (f.Value != "1990-03-19" || !f.Valid) {
+			t.Errorf("date of birth %q (valid %v), want 1990-03-19", f.Value, f.Valid)
+		}
+	}
+}

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/otiai10/gosseract/v2"
 )
@@ -232,6 +234,10 @@ func splitWords(ws []Word) []Word {
 	out := make([]Word, 0, len(ws))
 	for _, w := range ws {
 		rs := []rune(w.Text)
+		if parts := splitAroundDate(w); parts != nil {
+			out = append(out, parts...)
+			continue
+		}
 		k := -1
 		for i, r := range rs {
 			if i == len(rs)-1 {
@@ -252,6 +258,33 @@ func splitWords(ws []Word) []Word {
 		b.Text, b.Box.Min.X = string(rs[k:]), x
 		out = append(out, a)
 		out = append(out, splitWords([]Word{b})...)
+	}
+	return out
+}
+
+// embeddedDate is a date inside a longer word: a label and its dotted leaders read into one
+// word with the value ("SìnR`npay¬)19/05/1990,XÀV0696919").
+var embeddedDate = regexp.MustCompile(`\d{1,2}/\d{1,2}/\d{4}`)
+
+// splitAroundDate splits a word of more than 14 characters holding a date with something
+// before it into the part before, the date and the part after (when any), dividing the box
+// in proportion to the characters; nil when there is no such date.
+func splitAroundDate(w Word) []Word {
+	rs := []rune(w.Text)
+	loc := embeddedDate.FindStringIndex(w.Text)
+	if len(rs) <= 14 || loc == nil || loc[0] == 0 {
+		return nil
+	}
+	from, to := utf8.RuneCountInString(w.Text[:loc[0]]), utf8.RuneCountInString(w.Text[:loc[1]])
+	at := func(k int) int { return w.Box.Min.X + w.Box.Dx()*k/len(rs) }
+	var out []Word
+	for _, part := range [][2]int{{0, from}, {from, to}, {to, len(rs)}} {
+		if part[0] == part[1] {
+			continue
+		}
+		p := w
+		p.Text, p.Box.Min.X, p.Box.Max.X = string(rs[part[0]:part[1]]), at(part[0]), at(part[1])
+		out = append(out, p)
 	}
 	return out
 }
