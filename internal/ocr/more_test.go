@@ -505,6 +505,10 @@ func TestPlaceAsPrinted(t *testing.T) {
 		"Quang Trung, Vinh,NghệAn":                         "Quang Trung, Vinh, Nghệ An",
 		"16/30 Phố Huế, Lộc Thọ, Nha__ Trang, Khánh Hòa":   "16/30 Phố Huế, Lộc Thọ, Nha Trang, Khánh Hòa",
 		"Nơi ĐKHK thường trú, TP.Hà Nội":                   "Nơi ĐKHK thường trú, TP.Hà Nội",
+		"Tân Bình, Dĩ An, BìnhDương ề TL ị":                "Tân Bình, Dĩ An, Bình Dương",
+		"Kim Chính, Kim Sơn, Ninh Bình bỲ":                 "Kim Chính, Kim Sơn, Ninh Bình",
+		"Phường 7, Quận 3":                                 "Phường 7, Quận 3",
+		"NGHỆ AN":                                          "NGHỆ AN",
 	} {
 		if got := fixPlace(read); got != want {
 			t.Errorf("fixPlace(%q) = %q, want %q", read, got, want)

@@ -14,7 +14,8 @@ var placeAbbreviations = map[string]bool{"X": true, "P": true, "TT": true, "H": 
 // fixPlace corrects what OCR adds to or drops from a place as printed: marks read before a
 // word ("„Thanh", "_Nội", ".Quy") or alone are dropped (a dash between names stays), a comma
 // is followed by a space ("Anh,Hà"), two capitalised syllables run together are parted
-// ("BếnTre"), underscores read under a word go ("Nha__"), a unit's abbreviation keeps its
+// ("BếnTre"), underscores read under a word and marks read after the place go ("Nha__",
+// "Bình Dương ề TL ị"), a unit's abbreviation keeps its
 // dot ("H Tiên Du" → "H. Tiên Du") and "ø", which Vietnamese does not write, is the "ơ" it
 // was read for.
 func fixPlace(s string) string {
@@ -33,6 +34,11 @@ func fixPlace(s string) string {
 				out = append(out, splitSyllables(part)...)
 			}
 		}
+	}
+	// A place ends on a name (a province's, a city's) or a number: marks read after it
+	// ("Bình Dương ề TL ị", the dotted leaders' remains) go.
+	for len(out) > 1 && trailingMark(out[len(out)-1], out[len(out)-2]) {
+		out = out[:len(out)-1]
 	}
 	for i := 0; i+1 < len(out); i++ {
 		r, _ := utf8.DecodeRuneInString(out[i+1])
@@ -71,4 +77,16 @@ func splitSyllables(w string) []string {
 		prevLower = unicode.IsLower(r)
 	}
 	return append(parts, w[start:])
+}
+
+// trailingMark reports whether w, after prev, cannot end a place: it starts with a small
+// letter ("ề", "ị"), or it is one or two capitals after a word in small letters ("Bình Dương
+// TL"; a place in capitals, "NGHỆ AN", ends as it may).
+func trailingMark(w, prev string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	if unicode.IsLower(r) {
+		return true
+	}
+	letters := strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) < 0
+	return letters && utf8.RuneCountInString(w) <= 2 && strings.ToUpper(w) == w && strings.ToUpper(prev) != prev
 }
