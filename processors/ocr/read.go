@@ -303,8 +303,9 @@ func (g *group) readZoneSide(img image.Image, side string) (*reading, error) {
 
 // readPage reads the fields of det's type on the side the content shows (det.Side, else
 // stepSide) from page, by their printed labels, with the type's fixed layout as the fallback
-// for labels not found; a side without a known layout (a vehicle registration's back) is not
-// read. A passport number is fixed to its form (passportNumber).
+// for labels not found, then fills required fields left unread from other readings of the
+// page (see below); a side without a known layout is not read. A passport number is fixed to
+// its form (passportNumber).
 func (g *group) readPage(img image.Image, page *ocr.Page, det Detection, stepSide string) (*reading, error) {
 	r := &reading{det: det}
 	layout, ok := layoutFor(det.Type, r.side(stepSide))
@@ -329,11 +330,14 @@ func (g *group) readPage(img image.Image, page *ocr.Page, det Detection, stepSid
 	// before it left unread, by labels only (the fixed layout was the first reading's last
 	// resort).
 	required := RequiredFields(det.Type, r.side(stepSide), layout.Name)
-	for k, again := range []func(*ocr.Page) (*ocr.Page, error){g.reader.ReadAsBlock, g.reader.ReadBinarised, g.reader.ReadGrown} {
-		if grown := k == 2; !missing(fields, required) && (!grown || !page.CutOff()) {
+	for _, again := range []struct {
+		read func(*ocr.Page) (*ocr.Page, error)
+		cut  bool // also when all required fields were read but a row is cut
+	}{{g.reader.ReadAsBlock, false}, {g.reader.ReadBinarised, false}, {g.reader.ReadGrown, true}} {
+		if !missing(fields, required) && (!again.cut || !page.CutOff()) {
 			continue
 		}
-		other, err := again(page)
+		other, err := again.read(page)
 		if err != nil {
 			return nil, err
 		}
