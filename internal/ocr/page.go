@@ -114,8 +114,8 @@ const growShare = 0.12
 // growShare on every side (along the outline's sides, so perspective is kept): an outline
 // found on the card's print instead of its faint edge cuts off the rows beyond that print.
 // The grown page holds a margin of what lies around the document. Callers use it when the
-// other readings leave required fields unread; a page not read from a picture (nil source)
-// is read as it is.
+// other readings leave required fields unread or the page shows a row cut (CutOff); a page
+// not read from a picture (nil source) is returned as it is.
 func (r *Reader) ReadGrown(p *Page) (*Page, error) {
 	if p.src.g == nil {
 		return p, nil
@@ -148,7 +148,7 @@ func (r *Reader) ReadGrown(p *Page) (*Page, error) {
 // segmentation instead of its automatic page layout). Automatic layout keeps columns apart
 // but now and then drops a short line beside a larger block (a label above its value); one
 // block keeps every line but may run columns together. Callers use it when the first
-// reading says too little (no document title found).
+// reading says too little (no document title found, required fields unread).
 func (r *Reader) ReadAsBlock(p *Page) (*Page, error) {
 	return r.readAgain(p, p.clean, gosseract.PSM_SINGLE_BLOCK)
 }
