@@ -263,14 +263,15 @@ const (
 // reach); without one (nil), the surface outside both inferred sides must be bare
 // (maxOutsideClutter). For two seen lines a and c across each other, the runs of both
 // through their corner are followed to their far ends (where the line has no further run:
-// it ended, not broke), or, when those make no document, to the ends of their last dense
-// stretches (denseEnd), and the document is the parallelogram they span. It must keep the seen sides' far ends
+// it ended, not broke), or, when a run reaches the frame's edge and makes no document, to the
+// end of its last dense stretch (denseEnd), and the document is the parallelogram they span.
+// It must keep the seen sides' far ends
 // inferMargin inside the frame (a side cut by the frame is not seen to end) and the far
 // corner within farCornerSlack of it, and pass judgeQuad as a whole one (shape, the two
 // seen sides supported to their ends, each of one polarity). e is the edge map the lines
 // were found on, rs the lines' runs (sideRuns). nil when there is none.
 func cornerQuad(e edgeMap, lines []line, rs [][]run, anchor *quadCand, w, h int, minDim, frame float64) *quadCand {
-	tol := minDim / 30
+	tol, margin := minDim/30, minDim*inferMargin
 	var anchorSides []line
 	for k := range 4 {
 		if anchor == nil {
@@ -313,14 +314,14 @@ func cornerQuad(e edgeMap, lines []line, rs [][]run, anchor *quadCand, w, h int,
 			if !ok1 || !ok2 || runsBeyond(a, rs[i], ta, ea) || runsBeyond(c, rs[j], tc, ec) {
 				continue
 			}
-			// The run's end first; then, when that makes no document, the end of its last
-			// dense stretch (denseEnd): texture touching the line just past the corner
-			// (a vein of the stone) carries the run on, beyond the card.
+			// The run's end first; then, when the run reaches the frame's edge, the end of
+			// its last dense stretch (denseEnd): texture touching the line just past the
+			// corner (a vein of the stone) carries the run on to the edge, beyond the card.
 			endsA, endsC := []float64{ea}, []float64{ec}
-			if d := a.denseEnd(ta, ea, minDim*minDenseStretch); d != ea {
+			if d := a.denseEnd(ta, ea, minDim*minDenseStretch); d != ea && atFrameEdge(a, ea, w, h, margin) {
 				endsA = append(endsA, d)
 			}
-			if d := c.denseEnd(tc, ec, minDim*minDenseStretch); d != ec {
+			if d := c.denseEnd(tc, ec, minDim*minDenseStretch); d != ec && atFrameEdge(c, ec, w, h, margin) {
 				endsC = append(endsC, d)
 			}
 		ends:
@@ -440,6 +441,12 @@ func (l *line) reach(ix, iy float64, anchor *quadCand, limit float64) bool {
 	}
 	l.rho -= inwards * need
 	return true
+}
+
+// atFrameEdge reports whether position t of l lies within margin of the w × h frame's edge.
+func atFrameEdge(l *line, t float64, w, h int, margin float64) bool {
+	x, y := l.point(t)
+	return x < margin || y < margin || x > float64(w-1)-margin || y > float64(h-1)-margin
 }
 
 // minDenseStretch is the shortest stretch of edge hits (share of the search plane's shorter

@@ -69,7 +69,7 @@ func cornerCard(shift float64, shadow, vein bool) (plane, [4][2]float64) {
 			inShadow := !inCard && fx >= x0+6 && fx < x1+6 && fy >= y0+6 && fy < y1+6
 			inBox := fx >= bx0 && fx < bx1 && fy >= by0 && fy < by1
 			inFrame := inBox && (fx < bx0+3 || fx >= bx1-3 || fy < by0+3 || fy >= by1-3)
-			inVein := fx >= x1 && fx < x1+6 && fy < y0-8 && int(y0-8-fy)%25 < 10
+			inVein := fx >= x1 && fx < x1+6 && fy < y0-8 && int(fy)%25 < 10
 			switch {
 			case inShadow && shadow, inVein && vein:
 				v = 120
