@@ -436,9 +436,9 @@ func mendName(m map[string]string, printed string) map[string]string {
 }
 
 // lookAlikeDistance compares two MRZ-folded strings as an OCR-B reader's errors would
-// differ: the letters it confuses are made one first (I L 1 T, E F, O Q D 0, B 8, S 5, Z 2,
-// G 6, K X; T for the serifed I of monospace faces that are not OCR-B), then an edit distance counts a thin glyph (I) inserted or lost beside another
-// one (ILINH read for LINH) as 1, and any other insertion, deletion or substitution as 2. So
+// differ: the letters it confuses are made one first (lookAlike), then an edit distance
+// counts a thin glyph (I) inserted or lost beside another one (ILINH read for LINH) as 1,
+// and any other insertion, deletion or substitution as 2. So
 // "one doubled thin glyph" scores 1, while a letter more or less (LAN against AN, MAI
 // against MA) or another letter scores 2.
 func lookAlikeDistance(a, b string) int {
