@@ -15,9 +15,8 @@ var placeAbbreviations = map[string]bool{"X": true, "P": true, "TT": true, "H": 
 // word ("„Thanh", "_Nội", ".Quy") or alone are dropped (a dash between names stays), a comma
 // is followed by a space ("Anh,Hà"), two capitalised syllables run together are parted
 // ("BếnTre"), underscores read under a word and marks read after the place go ("Nha__",
-// "Bình Dương ề TL ị"), a unit's abbreviation keeps its
-// dot ("H Tiên Du" → "H. Tiên Du") and "ø", which Vietnamese does not write, is the "ơ" it
-// was read for.
+// "Bình Dương ề TL ị"), a unit's abbreviation keeps its dot ("H Tiên Du" → "H. Tiên Du")
+// and "ø", which Vietnamese does not write, is the "ơ" it was read for.
 func fixPlace(s string) string {
 	s = strings.NewReplacer("ø", "ơ", "Ø", "Ơ").Replace(s)
 	var out []string
