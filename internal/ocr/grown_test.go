@@ -39,12 +39,12 @@ func TestRowsCutByTheOutlineReadGrown(t *testing.T) {
 	}
 	// Outlined from just under the first row: 80 px of the card's 756 are cut off at the top.
 	inner := quad{{200, 280}, {1400, 280}, {1400, 956}, {200, 956}}
-	doc, clean := source{g: img, q: inner, top: 1}.prepare(1200, 676)
-	page, err := r.readPage(doc, clean, gosseract.PSM_AUTO)
+	src := source{g: img, q: inner, top: 1}
+	doc, clean := src.prepare(1200, 676)
+	page, err := r.readPage(doc, clean, gosseract.PSM_AUTO, src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	page.src = source{g: img, q: inner, top: 1}
 	if strings.Contains(page.Text(), "Thôn") {
 		t.Fatalf("the cut page reads the first row: %q", page.Text())
 	}

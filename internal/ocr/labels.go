@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"image"
 	"regexp"
-	"sort"
 	"slices"
+	"sort"
 	"strings"
 	"unicode"
 

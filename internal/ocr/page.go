@@ -54,12 +54,7 @@ func (r *Reader) ReadPageAbove(img image.Image, w, h int, top float64) (*Page, e
 	g := toGray(img)
 	src := source{g: g, q: findDocument(g), top: top}
 	doc, clean := src.prepare(w, h)
-	p, err := r.readPage(doc, clean, gosseract.PSM_AUTO)
-	if err != nil {
-		return nil, err
-	}
-	p.src = src
-	return p, nil
+	return r.readPage(doc, clean, gosseract.PSM_AUTO, src)
 }
 
 // source is where a page was rectified from: the picture, the document's outline in it and
@@ -136,12 +131,7 @@ func (r *Reader) ReadGrown(p *Page) (*Page, error) {
 	}
 	w, h := int(float64(p.Width)*(1+2*growShare)), int(float64(p.Height)*(1+2*growShare))
 	doc, clean := src.prepare(w, h)
-	out, err := r.readPage(doc, clean, gosseract.PSM_AUTO)
-	if err != nil {
-		return nil, err
-	}
-	out.src = src
-	return out, nil
+	return r.readPage(doc, clean, gosseract.PSM_AUTO, src)
 }
 
 // ReadAsBlock reads the page's document again as one block of text (Tesseract's single-block
@@ -150,7 +140,7 @@ func (r *Reader) ReadGrown(p *Page) (*Page, error) {
 // block keeps every line but may run columns together. Callers use it when the first
 // reading says too little (no document title found, required fields unread).
 func (r *Reader) ReadAsBlock(p *Page) (*Page, error) {
-	return r.readAgain(p, p.clean, gosseract.PSM_SINGLE_BLOCK)
+	return r.readPage(p.doc, p.clean, gosseract.PSM_SINGLE_BLOCK, p.src)
 }
 
 // ReadBinarised reads the page's document again thresholded against its local mean
@@ -158,28 +148,18 @@ func (r *Reader) ReadAsBlock(p *Page) (*Page, error) {
 // grey pulls Tesseract's global threshold into the pattern, and whole rows read as nothing
 // in both other readings. Callers use it when those leave required fields unread.
 func (r *Reader) ReadBinarised(p *Page) (*Page, error) {
-	return r.readAgain(p, binariseLocal(p.clean), gosseract.PSM_AUTO)
-}
-
-// readAgain reads p's document again from clean with psm, keeping p's source.
-func (r *Reader) readAgain(p *Page, clean *image.Gray, psm gosseract.PageSegMode) (*Page, error) {
-	out, err := r.readPage(p.doc, clean, psm)
-	if err != nil {
-		return nil, err
-	}
-	out.src = p.src
-	return out, nil
+	return r.readPage(p.doc, binariseLocal(p.clean), gosseract.PSM_AUTO, p.src)
 }
 
 // readPage reads clean (doc prepared by cleanForText) with psm; values are read again from
-// doc, as printed.
-func (r *Reader) readPage(doc, clean *image.Gray, psm gosseract.PageSegMode) (*Page, error) {
+// doc, as printed. src is where doc was rectified from (kept for ReadGrown).
+func (r *Reader) readPage(doc, clean *image.Gray, psm gosseract.PageSegMode, src source) (*Page, error) {
 	words, err := r.words(engineText, pgm(clean), psm)
 	if err != nil {
 		return nil, fmt.Errorf("ocr: read page: %w", err)
 	}
 	w, h := doc.Rect.Dx(), doc.Rect.Dy()
-	return &Page{Width: w, Height: h, Words: dropDetachedMarks(splitWords(words)), doc: doc, clean: clean}, nil
+	return &Page{Width: w, Height: h, Words: dropDetachedMarks(splitWords(words)), doc: doc, clean: clean, src: src}, nil
 }
 
 // words runs engine e on the encoded image with page segmentation mode psm and returns its
