@@ -358,8 +358,7 @@ func judgeQuad(c [4][2]float64, sides [4]*line, minDim, frame, fw, fh float64) (
 	var length [4]float64
 	borders := 0
 	for k := range 4 {
-		a, b := c[k], c[(k+1)%4]
-		length[k] = math.Hypot(b[0]-a[0], b[1]-a[1])
+		length[k] = sideLength(c, k)
 		if length[k] < minDim/10 {
 			return nil, false
 		}
@@ -378,7 +377,7 @@ func judgeQuad(c [4][2]float64, sides [4]*line, minDim, frame, fw, fh float64) (
 	whole := borders == 0
 	area := shoelace(c) / frame
 	if whole {
-		if r := math.Max(da, db) / math.Min(da, db); r < minQuadAspect || r > maxQuadAspect {
+		if r := quadAspect(c); r < minQuadAspect || r > maxQuadAspect {
 			return nil, false
 		}
 	} else {
@@ -488,6 +487,19 @@ func meanAngle(a, b int) int {
 		a += 180
 	}
 	return ((a + b) / 2) % 180
+}
+
+// quadAspect returns the long-over-short side ratio of the quadrilateral c, each dimension
+// the mean of two opposite sides.
+func quadAspect(c [4][2]float64) float64 {
+	da, db := sideLength(c, 0)+sideLength(c, 2), sideLength(c, 1)+sideLength(c, 3)
+	return max(da, db) / min(da, db)
+}
+
+// sideLength returns the length of side k of c (corner k to corner k+1, modulo 4).
+func sideLength(c [4][2]float64, k int) float64 {
+	a, b := c[k%4], c[(k+1)%4]
+	return math.Hypot(b[0]-a[0], b[1]-a[1])
 }
 
 // shoelace returns the area of the polygon c.

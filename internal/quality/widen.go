@@ -1,7 +1,5 @@
 package quality
 
-import "math"
-
 // Tolerances of widenToCard.
 const (
 	// widenAbove is the long-over-short side ratio beyond which a whole document found is
@@ -86,17 +84,4 @@ func widenToCard(c [4][2]float64, edges []edgeMap, w, h int, minDim float64) ([4
 		}
 	}
 	return best, found
-}
-
-// quadAspect returns the long-over-short side ratio of the quadrilateral c, each dimension
-// the mean of two opposite sides.
-func quadAspect(c [4][2]float64) float64 {
-	da, db := sideLength(c, 0)+sideLength(c, 2), sideLength(c, 1)+sideLength(c, 3)
-	return max(da, db) / min(da, db)
-}
-
-// sideLength returns the length of side k of c (corner k to corner k+1, modulo 4).
-func sideLength(c [4][2]float64, k int) float64 {
-	a, b := c[k%4], c[(k+1)%4]
-	return math.Hypot(b[0]-a[0], b[1]-a[1])
 }
