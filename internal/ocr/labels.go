@@ -653,26 +653,42 @@ func (r *Reader) Fields(p *Page, specs []FieldSpec, fallback *Layout) ([]Field, 
 		out = append(out, f)
 	}
 	birth := slices.ContainsFunc(specs, func(s FieldSpec) bool { return s.Name == "date_of_birth" })
-	for i, s := range specs {
+	earliest := func(a, b string) bool { return a < b }
+	// The issue date last: on a holder's page it is told by the birth and expiry dates.
+	order := make([]int, 0, len(specs))
+	for _, pass := range []bool{false, true} {
+		for i, s := range specs {
+			if (s.Name == "issue_date") == pass {
+				order = append(order, i)
+			}
+		}
+	}
+	for _, i := range order {
+		s := specs[i]
 		if out[i].Valid || s.Kind != KindDate {
 			continue
 		}
 		// A holder's side (its birth date read) prints the expiry last.
-		front := slices.ContainsFunc(out, func(f Field) bool { return f.Name == "date_of_birth" && f.Valid })
+		dob, front := field(out, "date_of_birth")
+		expiry, dated := field(out, "expiry_date")
 		var f Field
 		var err error
 		switch {
 		case s.Name == "date_of_birth":
 			// A holder's side prints the birth date first (a 9-digit card's dotted leaders
 			// read into one word with its label).
-			f, err = r.unclaimedDate(p, ix, s, out, func(a, b string) bool { return a < b })
+			f, err = r.unclaimedDate(p, ix, s, out, earliest, nil)
 		case front && s.Name == "expiry_date":
 			// A card's expiry is its latest date.
-			f, err = r.unclaimedDate(p, ix, s, out, func(a, b string) bool { return a > b })
+			f, err = r.unclaimedDate(p, ix, s, out, func(a, b string) bool { return a > b }, nil)
 		case !birth && s.Name == "issue_date":
 			// A back's first date is its issue date (a 2024 card's back prints its expiry
 			// after it).
-			f, err = r.unclaimedDate(p, ix, s, out, func(a, b string) bool { return a < b })
+			f, err = r.unclaimedDate(p, ix, s, out, earliest, nil)
+		case front && dated && s.Name == "issue_date":
+			// A passport's page prints the issue date with the birth and expiry dates: the
+			// date between them.
+			f, err = r.unclaimedDate(p, ix, s, out, earliest, func(v string) bool { return v > dob.Value && v < expiry.Value })
 		}
 		if err != nil {
 			return nil, err
@@ -684,9 +700,20 @@ func (r *Reader) Fields(p *Page, specs []FieldSpec, fallback *Layout) ([]Field, 
 	return out, nil
 }
 
+// field returns the valid field of fields with the given name; false when there is none.
+func field(fields []Field, name string) (Field, bool) {
+	for _, f := range fields {
+		if f.Name == name && f.Valid {
+			return f, true
+		}
+	}
+	return Field{}, false
+}
+
 // unclaimedDate finds a date whose label was not read: of the dates printed on the page that
-// no other field took, the one before all others by before.
-func (r *Reader) unclaimedDate(p *Page, ix *layoutIndex, s FieldSpec, read []Field, before func(a, b string) bool) (Field, error) {
+// no other field took (and that allowed takes, when not nil), the one before all others by
+// before.
+func (r *Reader) unclaimedDate(p *Page, ix *layoutIndex, s FieldSpec, read []Field, before func(a, b string) bool, allowed func(string) bool) (Field, error) {
 	taken := map[string]bool{}
 	for _, f := range read {
 		if f.Valid {
@@ -702,7 +729,7 @@ func (r *Reader) unclaimedDate(p *Page, ix *layoutIndex, s FieldSpec, read []Fie
 		if err != nil {
 			return Field{}, err
 		}
-		if f.Valid && !taken[f.Value] && (!best.Valid || before(f.Value, best.Value)) {
+		if f.Valid && !taken[f.Value] && (allowed == nil || allowed(f.Value)) && (!best.Valid || before(f.Value, best.Value)) {
 			best = f
 		}
 	}
@@ -762,7 +789,8 @@ func (r *Reader) labelled(p *Page, ix *layoutIndex, s FieldSpec) (Field, bool, e
 // byShape finds a value that identifies itself without its label: a word of exactly 12
 // digits (9 for the 9-digit card's number) for an ID number, a date written out ("Ngày 15
 // tháng 03 năm 2012") for a long date, up to three words of a plate's form for a vehicle's
-// plate (printed large, its small label is easily lost).
+// plate (printed large, its small label is easily lost), a province's name, a person's name
+// and a passport's nationality (shapes.go).
 func (r *Reader) byShape(p *Page, ix *layoutIndex, s FieldSpec) (Field, bool, error) {
 	if s.Name == "plate" {
 		for _, row := range ix.rows {
@@ -780,6 +808,16 @@ func (r *Reader) byShape(p *Page, ix *layoutIndex, s FieldSpec) (Field, bool, er
 			}
 		}
 		return Field{}, false, nil
+	}
+	switch {
+	case s.Kind == KindProvince:
+		f, ok := byProvince(ix, s)
+		return f, ok, nil
+	case s.Name == "full_name" || s.Name == "owner":
+		return r.byName(p, ix, s)
+	case s.Kind == KindNationality:
+		f, ok := byNationality(ix, s)
+		return f, ok, nil
 	}
 	switch s.Kind {
 	case KindIDNumber, KindLegacyIDNumber:
@@ -873,6 +911,11 @@ func (r *Reader) readValue(p *Page, ix *layoutIndex, v value, s FieldSpec) (Fiel
 			f.Value = fixMarks(f.Value)
 		case s.Name == "address" || strings.HasPrefix(s.Name, "place_of_"):
 			f.Value = fixPlace(f.Value)
+		case lexicons[s.Name] != nil:
+			f.Value, _ = fromLexicon(f.Value, lexicons[s.Name])
+		case s.Name == "color":
+			// A colour is words ("Trắng", "Xanh - Đen"): marks read at its ends go.
+			f.Value = strings.TrimFunc(f.Value, func(r rune) bool { return !unicode.IsLetter(r) })
 		}
 		return f, nil
 	}

@@ -2,6 +2,7 @@ package ocr
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -55,7 +56,11 @@ func normalizeField(k FieldKind, raw string) (string, bool) {
 	s := NormalizeVietnamese(raw)
 	switch k {
 	case KindUpperText:
-		s = strings.ToUpper(s)
+		// A word without a letter or a digit is a mark read beside the text ("ĐINH THU
+		// THẢO ˆ", "HỒNG ' VÂN").
+		words := strings.Fields(strings.ToUpper(s))
+		words = slices.DeleteFunc(words, func(w string) bool { return token(w) == "" })
+		s = strings.Join(words, " ")
 		return s, s != ""
 	case KindIDNumber:
 		d := digitsOf(zeroes.Replace(s))

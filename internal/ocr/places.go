@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/idstream/idstream/internal/idnumber"
 )
 
 // placeAbbreviations are the administrative units places are written with on Vietnamese
@@ -29,7 +31,7 @@ func fixPlace(s string) string {
 			part = strings.TrimLeftFunc(strings.ReplaceAll(part, "_", ""), func(r rune) bool {
 				return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '('
 			})
-			if part != "" {
+			if part != "" && !strayLetter(part) {
 				out = append(out, splitSyllables(part)...)
 			}
 		}
@@ -39,13 +41,120 @@ func fixPlace(s string) string {
 	for len(out) > 1 && trailingMark(out[len(out)-1], out[len(out)-2]) {
 		out = out[:len(out)-1]
 	}
+	fixUnits(out)
 	for i := 0; i+1 < len(out); i++ {
 		r, _ := utf8.DecodeRuneInString(out[i+1])
 		if placeAbbreviations[out[i]] && unicode.IsUpper(r) {
 			out[i] += "."
 		}
 	}
-	return strings.Join(out, " ")
+	return strings.Join(fixProvince(out), " ")
+}
+
+// Units places are written with, by their letters without diacritics: the two-word ones
+// wherever they stand, the one-word ones before a number (where no name can stand).
+var (
+	unitPairs = map[string]string{"THITRAN": "Thị trấn", "THIXA": "Thị xã", "THANHPHO": "Thành phố", "KHUPHO": "Khu phố"}
+	unitWords = map[string]string{"TO": "Tổ", "PHUONG": "Phường", "QUAN": "Quận", "AP": "Ấp", "XOM": "Xóm", "KHOM": "Khóm", "SO": "Số"}
+)
+
+// fixUnits gives the units of a place's words their marks when OCR read them wrong ("Thí
+// trấn" → "Thị trấn", "Tố 5" → "Tổ 5"), in the case they were read in; in place.
+func fixUnits(words []string) {
+	for i := range words {
+		if i+1 < len(words) {
+			pair := words[i : i+2]
+			if u, ok := unitPairs[token(pair[0])+token(pair[1])]; ok && !strings.HasSuffix(pair[0], ",") {
+				fixed := strings.Fields(inCaseOf(u, pair))
+				pair[1] = fixed[1] + strings.TrimLeftFunc(pair[1], unicode.IsLetter)
+				pair[0] = fixed[0]
+				continue
+			}
+			r, _ := utf8.DecodeRuneInString(words[i+1])
+			letters := strings.IndexFunc(words[i], func(r rune) bool { return !unicode.IsLetter(r) }) < 0
+			if u, ok := unitWords[token(words[i])]; ok && letters && unicode.IsDigit(r) {
+				words[i] = inCaseOf(u, words[i:i+1])
+			}
+		}
+	}
+}
+
+// provinceByFold maps the letters of a province's name without diacritics (token) to its
+// words as written, for the 63 provinces and centrally governed cities.
+var provinceByFold = func() map[string][]string {
+	m := map[string][]string{}
+	for _, code := range idnumber.ProvinceCodes() {
+		name, _ := idnumber.ProvinceName(code)
+		m[token(name)] = strings.Fields(name)
+	}
+	return m
+}()
+
+// maxProvinceWords is the most words a province's name has ("Bà Rịa – Vũng Tàu").
+const maxProvinceWords = 5
+
+// fixProvince gives a place's last words, its province (a Vietnamese place is written from
+// the smallest unit to the province), the diacritics and spelling of the province's name when
+// they have exactly its letters ("Hái Phòng", "Bắc Nính", "Huế."), in the case they were
+// read in ("BÌNH ĐỊNH"). A place that does not end on a province's letters is returned as
+// read.
+func fixProvince(words []string) []string {
+	// Up to two short marks read after the province ("Bến Tre 8") go with its fix.
+	for junk := 0; junk <= 2 && junk < len(words); junk++ {
+		if junk > 0 && len([]rune(words[len(words)-junk])) > 2 {
+			break
+		}
+		if out, ok := endsOnProvince(words[:len(words)-junk]); ok {
+			return out
+		}
+	}
+	return words
+}
+
+// endsOnProvince is fixProvince for words that end on a province's letters; false when they
+// do not.
+func endsOnProvince(words []string) ([]string, bool) {
+	for k := min(maxProvinceWords, len(words)); k >= 1; k-- {
+		tail := words[len(words)-k:]
+		name, ok := provinceByFold[token(strings.Join(tail, " "))]
+		if !ok || strings.HasSuffix(tail[0], ",") {
+			continue
+		}
+		upper := strings.ToUpper(strings.Join(tail, " ")) == strings.Join(tail, " ")
+		out := append([]string(nil), words[:len(words)-k]...)
+		for i, w := range name {
+			if w == "–" && len(name) == len(tail) {
+				w = tail[i] // the dash as printed
+			}
+			if upper {
+				w = strings.ToUpper(w)
+			}
+			out = append(out, w)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// province returns the province a text names, as written, in the case it was read in, and
+// whether it names one: its letters without diacritics are exactly a province's.
+func province(text string) (string, bool) {
+	words := strings.Fields(text)
+	if len(words) == 0 || len(words) > maxProvinceWords {
+		return "", false
+	}
+	if _, ok := provinceByFold[token(text)]; !ok {
+		return "", false
+	}
+	return strings.Join(fixProvince(words), " "), true
+}
+
+// strayLetter reports whether a word of a place is a small letter alone ("Q. Lê Chân, ỏ Hải
+// Phòng", "Tổ s Phong Điền"): a mark or a digit read as one, as a place's names begin with
+// capitals and its small words ("xã", "phố") have more than one letter.
+func strayLetter(w string) bool {
+	r, n := utf8.DecodeRuneInString(w)
+	return n == len(w) && unicode.IsLower(r)
 }
 
 // splitAfterComma splits a word at its commas, each kept with the part before it ("Anh,Hà"

@@ -17,7 +17,7 @@ func PassportLayout() ocr.Layout {
 		{Field: "nationality", Kind: ocr.KindNationality, Box: image.Rect(390, 344, 840, 388)},
 		{Field: "sex", Kind: ocr.KindSex, Box: image.Rect(840, 344, 1100, 388)},
 		{Field: "date_of_birth", Kind: ocr.KindDate, Box: image.Rect(390, 424, 840, 468)},
-		{Field: "place_of_birth", Kind: ocr.KindText, Box: image.Rect(840, 424, 1240, 468)},
+		{Field: "place_of_birth", Kind: ocr.KindProvince, Box: image.Rect(840, 424, 1240, 468)},
 		{Field: "issue_date", Kind: ocr.KindDate, Box: image.Rect(390, 504, 840, 548)},
 		{Field: "expiry_date", Kind: ocr.KindDate, Box: image.Rect(840, 504, 1240, 548)},
 		{Field: "id_number", Kind: ocr.KindIDNumber, Box: image.Rect(390, 584, 840, 628)},

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"slices"
 	"strings"
 	"time"
 
@@ -297,8 +298,44 @@ func (g *group) readZoneSide(img image.Image, side string) (*reading, error) {
 		// texture read as one, not a tampered zone.
 		zone, conf = nil, 0
 	}
+	if r.det.Type == TypePassport {
+		zone = mendZone(zone, r.fields)
+		if zone != nil && zone.Valid {
+			if err := g.nameFromZone(r, page, zone); err != nil {
+				return nil, err
+			}
+		}
+	}
 	r.zone, r.zoneConf = zone, conf
 	return r, nil
+}
+
+// nameFromZone takes a passport's full name from the page by the zone's reading of it when
+// the page's reading by label does not have the zone's letters (its label not read, or a
+// label's or a neighbour's words read into it): the phrase that has them is the name as
+// printed, with its diacritics (ocr.PrintedName), looked for on the page as read, then on
+// its other readings (readPage's), in turn. The error is only for OCR engine failures.
+func (g *group) nameFromZone(r *reading, page *ocr.Page, zone *mrz.MRZ) error {
+	name := strings.TrimSpace(zone.Surname + " " + zone.GivenNames)
+	i := slices.IndexFunc(r.fields, func(f ocr.Field) bool { return f.Name == "full_name" })
+	if i < 0 || (r.fields[i].Valid && ocr.Letters(r.fields[i].Value) == ocr.Letters(name)) {
+		return nil
+	}
+	for _, read := range []func(*ocr.Page) (*ocr.Page, error){nil, g.reader.ReadAsBlock, g.reader.ReadBinarised, g.reader.ReadGrown} {
+		other := page
+		if read != nil {
+			var err error
+			if other, err = read(page); err != nil {
+				return err
+			}
+		}
+		if printed, ok := ocr.PrintedName(other, name); ok {
+			printed.Labelled = r.fields[i].Labelled
+			r.fields[i] = printed
+			return nil
+		}
+	}
+	return nil
 }
 
 // readPage reads the fields of det's type on the side the content shows (det.Side, else
