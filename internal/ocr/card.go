@@ -21,6 +21,7 @@ const (
 	KindLongDate                        // written "Ngày DD tháng MM năm YYYY", reported YYYY-MM-DD
 	KindPassportNumber                  // one letter and seven digits (look-alikes fixed)
 	KindProvince                        // a province's name on one line (a passport's place of birth)
+	KindModel                           // a vehicle's model: a code spaced as printed ("AIR BLADE", "CX-5")
 )
 
 // Region is where a field's value sits on a layout, in the layout's pixel coordinates.
@@ -82,7 +83,7 @@ func VehicleRegistration() Layout {
 		{"owner", KindUpperText, image.Rect(38, 214, 1175, 262)},
 		{"address", KindText, image.Rect(38, 306, 1175, 352)},
 		{"brand", KindCode, image.Rect(288, 366, 610, 410)},
-		{"model", KindUpperText, image.Rect(848, 366, 1190, 410)}, // spaced as printed: "AIR BLADE"
+		{"model", KindModel, image.Rect(848, 366, 1190, 410)},
 		{"engine_number", KindCode, image.Rect(288, 426, 610, 470)},
 		{"color", KindText, image.Rect(848, 426, 1190, 470)},
 		{"chassis_number", KindCode, image.Rect(288, 486, 1000, 530)},

@@ -893,7 +893,7 @@ func (r *Reader) readValue(p *Page, ix *layoutIndex, v value, s FieldSpec) (Fiel
 		if f.Valid && f.Confidence >= sureDate {
 			return f, nil
 		}
-	case KindIDNumber, KindLegacyIDNumber, KindCode, KindPassportNumber:
+	case KindIDNumber, KindLegacyIDNumber, KindCode, KindPassportNumber, KindModel:
 		// always read again
 	case KindSex, KindNationality:
 		if f.Valid {
@@ -943,6 +943,14 @@ func (r *Reader) readValue(p *Page, ix *layoutIndex, v value, s FieldSpec) (Fiel
 			f.Value, f.Valid = p, true
 		} else if p := plateText(again); p != "" {
 			f.Raw, f.Value, f.Valid, f.Confidence = again, p, true, conf
+		}
+		return f, nil
+	}
+	if s.Kind == KindModel {
+		// The code engine reads a model's letters best ("FADIL", not "EADIL") but drops its
+		// spaces: they go where the page has them when both have as many characters.
+		if ok {
+			f.Raw, f.Value, f.Confidence = again, spacedAs(val, f.Value), conf
 		}
 		return f, nil
 	}
@@ -1036,13 +1044,32 @@ func (r *Reader) readRegion(doc *image.Gray, reg Region) (Field, error) {
 	return f, nil
 }
 
+// spacedAs returns code without its spaces, spaced as page is when page has as many
+// characters apart from spaces ("AIRBLADE" as "AIR BLADE"); code as read otherwise.
+func spacedAs(code, page string) string {
+	bare := []rune(strings.ReplaceAll(code, " ", ""))
+	if len(bare) != len([]rune(strings.ReplaceAll(page, " ", ""))) {
+		return code
+	}
+	var b strings.Builder
+	for _, r := range page {
+		if r == ' ' {
+			b.WriteRune(' ')
+			continue
+		}
+		b.WriteRune(bare[0])
+		bare = bare[1:]
+	}
+	return b.String()
+}
+
 // engineFor returns the engine that reads values of kind k: digits for numbers and dates,
 // codes for codes, else the text model.
 func engineFor(k FieldKind) engine {
 	switch k {
 	case KindIDNumber, KindLegacyIDNumber, KindDate:
 		return engineDigits
-	case KindCode, KindPassportNumber:
+	case KindCode, KindPassportNumber, KindModel:
 		return engineCode
 	}
 	return engineText

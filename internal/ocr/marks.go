@@ -19,7 +19,8 @@ var markWords = strings.Fields(`sẹo nốt ruồi chấm bớt vết lõm rỗ 
 // fixMarks corrects the misreadings of identifying marks that their small vocabulary makes
 // certain: a word outside markWords becomes the vocabulary word it is when there is one
 // choice, the word of the same letters nearest in its marks ("đưới" → "dưới", not "đuôi"),
-// else the one word of three letters or more one letter away ("So" → "Sẹo"); a distance in
+// else the word of three letters or more one letter away, nearest in its marks when several
+// are ("So" → "Sẹo", "rước" → "trước"); a distance in
 // "em" is in "cm", a "€" is the "C" of "cách". Words with digits, and words with no such
 // choice, are kept as read.
 func fixMarks(s string) string {
@@ -61,9 +62,16 @@ func markWord(w string) (string, bool) {
 		}
 	}
 	if len(best) == 0 {
+		// One letter away: of several such words, the one nearest with its marks ("rước"
+		// → "trước", not "ruồi").
 		for _, v := range markWords {
 			if t := token(v); len(t) >= 3 && levenshtein(t, token(w)) == 1 {
-				best = append(best, v)
+				switch d := editDistance([]rune(lower), []rune(v)); {
+				case bestD < 0 || d < bestD:
+					best, bestD = []string{v}, d
+				case d == bestD:
+					best = append(best, v)
+				}
 			}
 		}
 	}

@@ -479,10 +479,11 @@ func TestSubtitleMisreadBeyondItsEdits(t *testing.T) {
 // misread syllable is the one word of it that it can be; other words stay as read.
 func TestMarksInTheirVocabulary(t *testing.T) {
 	for read, want := range map[string]string{
-		"So chấm C 2cm đưới sau mép trái":       "Sẹo chấm C 2cm dưới sau mép trái",
-		"Nốt ruôi C 1em trên đầu lông máy phai": "Nốt ruồi C 1cm trên đầu lông mày phải",
-		"Seo € 3cm dưới sau đuối mắt trái":      "Sẹo C 3cm dưới sau đuôi mắt trái",
-		"Sẹo dài 2cm ở cằm":                     "Sẹo dài 2cm ở cằm",
+		"So chấm C 2cm đưới sau mép trái":        "Sẹo chấm C 2cm dưới sau mép trái",
+		"Nốt ruôi C 1em trên đầu lông máy phai":  "Nốt ruồi C 1cm trên đầu lông mày phải",
+		"Seo € 3cm dưới sau đuối mắt trái":       "Sẹo C 3cm dưới sau đuôi mắt trái",
+		"Sẹo dài 2cm ở cằm":                      "Sẹo dài 2cm ở cằm",
+		"Nốt ruồi C 2cm dưới rước cánh mũi trái": "Nốt ruồi C 2cm dưới trước cánh mũi trái",
 	} {
 		if got := fixMarks(read); got != want {
 			t.Errorf("fixMarks(%q) = %q, want %q", read, got, want)
@@ -517,6 +518,8 @@ func TestPlaceAsPrinted(t *testing.T) {
 		"Tố 5, Xã Uy Nỗ, Huyện Đông Anh, Hà Nội":                  "Tổ 5, Xã Uy Nỗ, Huyện Đông Anh, Hà Nội",
 		"Thôn Tây, Thí trấn Lim, Huyện Tiên Du, Bắc Ninh":         "Thôn Tây, Thị trấn Lim, Huyện Tiên Du, Bắc Ninh",
 		"Tô Hiến Thành, Phường 5, Quận 10, Hồ Chí Minh":           "Tô Hiến Thành, Phường 5, Quận 10, Hồ Chí Minh",
+		"Tổ 5, Phong Điền, Phong Điền, Cần mm. Tho":               "Tổ 5, Phong Điền, Phong Điền, Cần Thơ",
+		"Thủy Phù, Hương Thủy, Thừa Thiên. XS. Huế":               "Thủy Phù, Hương Thủy, Thừa Thiên Huế",
 		"Tân Thạch, Châu Thành, Bến Tre 8":                        "Tân Thạch, Châu Thành, Bến Tre",
 		"Phước Hòa, Bà Rịa Vũng Tàu":                              "Phước Hòa, Bà Rịa – Vũng Tàu",
 	} {

@@ -98,6 +98,9 @@ func normalizeField(k FieldKind, raw string) (string, bool) {
 	case KindCode:
 		s = strings.ToUpper(strings.ReplaceAll(s, " ", ""))
 		return s, s != ""
+	case KindModel:
+		s = strings.ToUpper(s)
+		return s, s != ""
 	case KindPassportNumber:
 		return passportNumber(strings.ToUpper(strings.ReplaceAll(s, " ", "")))
 	}

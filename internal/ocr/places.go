@@ -1,6 +1,7 @@
 package ocr
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -111,20 +112,40 @@ func fixProvince(words []string) []string {
 	return words
 }
 
-// endsOnProvince is fixProvince for words that end on a province's letters; false when they
-// do not.
+// endsOnProvince is fixProvince for words that end on a province's letters, marks read
+// between its words left out ("Cần mm. Tho", "Thừa Thiên. XS. Huế"); false when they do not.
 func endsOnProvince(words []string) ([]string, bool) {
-	for k := min(maxProvinceWords, len(words)); k >= 1; k-- {
-		tail := words[len(words)-k:]
-		name, ok := provinceByFold[token(strings.Join(tail, " "))]
-		if !ok || strings.HasSuffix(tail[0], ",") {
+	upperPlace := strings.ToUpper(strings.Join(words, " ")) == strings.Join(words, " ")
+	mark := func(w string) bool {
+		r, _ := utf8.DecodeRuneInString(w)
+		t := token(w)
+		return t == "" || unicode.IsLower(r) || (!upperPlace && len(t) == 2 && strings.ToUpper(w) == w && strings.HasSuffix(w, "."))
+	}
+	var tail []int // the words the province may be, from the last one leftwards
+	for i := len(words) - 1; i >= 0 && len(tail) < maxProvinceWords; i-- {
+		if i < len(words)-1 && (mark(words[i]) || strings.HasSuffix(words[i], ",")) {
+			if strings.HasSuffix(words[i], ",") {
+				break // the unit before the province
+			}
 			continue
 		}
-		upper := strings.ToUpper(strings.Join(tail, " ")) == strings.Join(tail, " ")
-		out := append([]string(nil), words[:len(words)-k]...)
-		for i, w := range name {
-			if w == "–" && len(name) == len(tail) {
-				w = tail[i] // the dash as printed
+		tail = append(tail, i)
+	}
+	for k := len(tail); k >= 1; k-- {
+		from := tail[k-1]
+		var read []string
+		for j := k - 1; j >= 0; j-- {
+			read = append(read, words[tail[j]])
+		}
+		name, ok := provinceByFold[token(strings.Join(read, " "))]
+		if !ok {
+			continue
+		}
+		upper := strings.ToUpper(strings.Join(read, " ")) == strings.Join(read, " ")
+		out := append([]string(nil), words[:from]...)
+		for _, w := range name {
+			if w == "–" && slices.Contains(words[from:], "-") {
+				w = "-" // the dash as printed
 			}
 			if upper {
 				w = strings.ToUpper(w)
