@@ -62,20 +62,18 @@ var (
 // fixUnits gives the units of a place's words their marks when OCR read them wrong ("Thí
 // trấn" → "Thị trấn", "Tố 5" → "Tổ 5"), in the case they were read in; in place.
 func fixUnits(words []string) {
-	for i := range words {
-		if i+1 < len(words) {
-			pair := words[i : i+2]
-			if u, ok := unitPairs[token(pair[0])+token(pair[1])]; ok && !strings.HasSuffix(pair[0], ",") {
-				fixed := strings.Fields(inCaseOf(u, pair))
-				pair[1] = fixed[1] + strings.TrimLeftFunc(pair[1], unicode.IsLetter)
-				pair[0] = fixed[0]
-				continue
-			}
-			r, _ := utf8.DecodeRuneInString(words[i+1])
-			letters := strings.IndexFunc(words[i], func(r rune) bool { return !unicode.IsLetter(r) }) < 0
-			if u, ok := unitWords[token(words[i])]; ok && letters && unicode.IsDigit(r) {
-				words[i] = inCaseOf(u, words[i:i+1])
-			}
+	for i := 0; i+1 < len(words); i++ {
+		pair := words[i : i+2]
+		if u, ok := unitPairs[token(pair[0])+token(pair[1])]; ok && !strings.HasSuffix(pair[0], ",") {
+			fixed := strings.Fields(inCaseOf(u, pair))
+			pair[1] = fixed[1] + strings.TrimLeftFunc(pair[1], unicode.IsLetter) // its comma kept
+			pair[0] = fixed[0]
+			continue
+		}
+		r, _ := utf8.DecodeRuneInString(pair[1])
+		letters := strings.IndexFunc(pair[0], func(r rune) bool { return !unicode.IsLetter(r) }) < 0
+		if u, ok := unitWords[token(pair[0])]; ok && letters && unicode.IsDigit(r) {
+			pair[0] = inCaseOf(u, pair[:1])
 		}
 	}
 }
