@@ -450,9 +450,11 @@ func lookAlikeDistance(a, b string) int {
 		return out
 	}
 	x, y := fold(a), fold(b)
-	// indel is the cost of inserting or deleting s[i].
+	// indel is the cost of inserting or deleting s[i]: half a letter for a glyph read twice
+	// (beside a look-alike of itself: a stray thin I by an I, "UYEFN" for UYEN, "TFF" for
+	// LE), a whole letter otherwise.
 	indel := func(s []byte, i int) int {
-		if s[i] == 'I' && ((i > 0 && s[i-1] == 'I') || (i+1 < len(s) && s[i+1] == 'I')) {
+		if (i > 0 && s[i-1] == s[i]) || (i+1 < len(s) && s[i+1] == s[i]) {
 			return 1
 		}
 		return 2

@@ -142,7 +142,10 @@ func TestAgreeAgainstMRZ(t *testing.T) {
 		{SourceOCR, "LÊ VĂN AN", SourceMRZ, "LE VAN AM", false},             // not look-alikes
 		{SourceOCR, "LÊ VĂN AN", SourceMRZ, "LE VAN ANH", false},
 		{SourceOCR, "ĐỖ VĂN AN", SourceMRZ, "0O VAN AN", true},
-		{SourceOCR, "MAI MINH TOÀN", SourceMRZ, "MAT MTNH TOAN", true}, // a serifed mono I read as T
+		{SourceOCR, "MAI MINH TOÀN", SourceMRZ, "MAT MTNH TOAN", true},    // a serifed mono I read as T
+		{SourceOCR, "QUÁCH THỊ UYÊN", SourceMRZ, "OUACH THI UYEFN", true}, // an E read twice, as E and F
+		{SourceOCR, "LÊ THANH MAI", SourceMRZ, "TFF THANH MAI", true},
+		{SourceOCR, "LÊ THANH MAI", SourceMRZ, "TFFF THANH MAI", false}, // twice read twice
 		// Different real names stay different: a letter more or less is never an OCR slip.
 		{SourceOCR, "LAN", SourceMRZ, "AN", false}, {SourceOCR, "HẢI", SourceMRZ, "HA", false},
 		{SourceOCR, "HOÀI", SourceMRZ, "HOA", false}, {SourceOCR, "MAI", SourceMRZ, "MA", false},
