@@ -64,6 +64,8 @@ var (
 	brands    = []string{"HONDA", "YAMAHA", "TOYOTA", "SUZUKI", "VINFAST", "KIA", "MAZDA", "HYUNDAI"}
 	models    = []string{"VISION", "AIR BLADE", "WAVE ALPHA", "SIRIUS", "VIOS", "FADIL", "MORNING", "CX-5", "ACCENT", "EXCITER"}
 	colors    = []string{"Đỏ", "Đen", "Trắng", "Xanh", "Bạc", "Vàng", "Xám"}
+	// vinLetters are the letters a vehicle identification number may hold.
+	vinLetters = "ABCDEFGHJKLMNPRSTUVWXYZ"
 	// Plate series letters: Vietnamese plates do not use I, J, O, Q, R, W (look-alikes).
 	plateSeries = "ABCDEFGHKLMNPSTUVXYZ"
 	plateCodes  = []string{"29", "30", "51", "43", "15", "65", "36", "37"}
@@ -123,12 +125,13 @@ func SyntheticVehicle(seed uint64) Vehicle {
 	pick := func(s []string) string { return s[rng.IntN(len(s))] }
 	p := SyntheticPerson(seed)
 	return Vehicle{
-		Owner:            p.FullName,
-		Address:          p.PlaceOfResidence,
-		Brand:            pick(brands),
-		Model:            pick(models),
-		EngineNumber:     fmt.Sprintf("%c%c%d%c-%07d", 'A'+rune(rng.IntN(26)), 'A'+rune(rng.IntN(26)), rng.IntN(10), 'A'+rune(rng.IntN(26)), rng.IntN(10_000_000)),
-		ChassisNumber:    fmt.Sprintf("RL%c%c%c%012d", 'A'+rune(rng.IntN(26)), 'A'+rune(rng.IntN(26)), 'A'+rune(rng.IntN(26)), rng.Int64N(1_000_000_000_000)),
+		Owner:        p.FullName,
+		Address:      p.PlaceOfResidence,
+		Brand:        pick(brands),
+		Model:        pick(models),
+		EngineNumber: fmt.Sprintf("%c%c%d%c-%07d", 'A'+rune(rng.IntN(26)), 'A'+rune(rng.IntN(26)), rng.IntN(10), 'A'+rune(rng.IntN(26)), rng.IntN(10_000_000)),
+		// A VIN (ISO 3779): no I, O or Q.
+		ChassisNumber:    fmt.Sprintf("RL%c%c%c%012d", vinLetters[rng.IntN(len(vinLetters))], vinLetters[rng.IntN(len(vinLetters))], vinLetters[rng.IntN(len(vinLetters))], rng.Int64N(1_000_000_000_000)),
 		Color:            pick(colors),
 		Plate:            fmt.Sprintf("%s%c-%03d.%02d", pick(plateCodes), plateSeries[rng.IntN(len(plateSeries))], rng.IntN(1000), rng.IntN(100)),
 		RegistrationDate: time.Date(2015+rng.IntN(10), time.Month(1+rng.IntN(12)), 1+rng.IntN(28), 0, 0, 0, 0, time.UTC),

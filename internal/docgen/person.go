@@ -318,6 +318,11 @@ var marks = []string{
 }
 
 var ethnicities = []string{"Tày", "Thái", "Mường", "Khơ Me", "Hoa", "Nùng", "H'Mông", "Dao", "Ê Đê"}
+
+// vinLetters are the letters a vehicle identification number may hold (ISO 3779: not I, O
+// or Q).
+const vinLetters = "ABCDEFGHJKLMNPRSTUVWXYZ"
+
 var religions = []string{"Phật giáo", "Công giáo", "Cao Đài", "Hòa Hảo", "Tin Lành"}
 
 var vehicleModels = []struct {
@@ -462,7 +467,8 @@ func newVehicle(r *rand.Rand, p Person, live province) Vehicle {
 	v := Vehicle{Car: car, Owner: p.FullName(), Address: p.Residence, Brand: m.brand, Model: m.model, Capacity: m.cc, Color: pick(r, colours)}
 	prefix := []string{"JA39E", "JF63E", "E3X8E", "G3D4E", "1DY1", "JK12E"}[r.IntN(6)]
 	v.EngineNumber = fmt.Sprintf("%s%07d", prefix, r.IntN(10000000))
-	v.ChassisNumber = fmt.Sprintf("RL%s%c%dY%06d", pick(r, []string{"HJA39", "HJF63", "CHG11", "UE012"}), 'A'+rune(r.IntN(26)), r.IntN(10), r.IntN(1000000))
+	// A chassis number is a VIN (ISO 3779): no I, O or Q.
+	v.ChassisNumber = fmt.Sprintf("RL%s%c%dY%06d", pick(r, []string{"HJA39", "HJF63", "CHG11", "UE012"}), vinLetters[r.IntN(len(vinLetters))], r.IntN(10), r.IntN(1000000))
 	codes := plateCodes[live.code]
 	if len(codes) == 0 {
 		codes = []string{"29"}

@@ -650,6 +650,9 @@ func (r *Reader) Fields(p *Page, specs []FieldSpec, fallback *Layout) ([]Field, 
 		if f.Valid && (s.Name == "full_name" || s.Name == "owner") {
 			f.Value = fixSurname(f.Value)
 		}
+		if f.Valid && s.Name == "chassis_number" {
+			f.Value = vinCharacters.Replace(f.Value)
+		}
 		out = append(out, f)
 	}
 	birth := slices.ContainsFunc(specs, func(s FieldSpec) bool { return s.Name == "date_of_birth" })
@@ -709,6 +712,10 @@ func field(fields []Field, name string) (Field, bool) {
 	}
 	return Field{}, false
 }
+
+// vinCharacters maps the letters a vehicle identification number never holds (ISO 3779: I,
+// O and Q, for their likeness to 1 and 0) to the digits OCR took them for.
+var vinCharacters = strings.NewReplacer("I", "1", "O", "0", "Q", "0")
 
 // unclaimedDate finds a date whose label was not read: of the dates printed on the page that
 // no other field took (and that allowed takes, when not nil), the one before all others by

@@ -162,3 +162,16 @@ func TestColourWithoutMarks(t *testing.T) {
 		t.Fatalf("colour %q, want Trắng", f.Value)
 	}
 }
+
+// TestChassisNumberWithoutVINLetters: a chassis number (a VIN) holds no I, O or Q: read so,
+// they are the digits they look like.
+func TestChassisNumberWithoutVINLetters(t *testing.T) {
+	ws := wordsInRow(40, 100, "Số", "khung:", "RLUEO12K6Y36I210")
+	fields, err := testReader(t).Fields(&Page{Width: 1200, Height: 756, Words: ws, doc: image.NewGray(image.Rect(0, 0, 1200, 756))}, []FieldSpec{{Name: "chassis_number", Kind: KindCode}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := fields[0]; f.Value != "RLUE012K6Y361210" {
+		t.Fatalf("chassis number %q (raw %q), want RLUE012K6Y361210", f.Value, f.Raw)
+	}
+}
