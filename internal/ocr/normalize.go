@@ -57,11 +57,12 @@ func normalizeField(k FieldKind, raw string) (string, bool) {
 	switch k {
 	case KindUpperText:
 		// A word without a letter or a digit is a mark read beside the text ("ĐINH THU
-		// THẢO ˆ", "HỒNG ' VÂN").
+		// THẢO ˆ", "HỒNG ' VÂN"). A name, an authority has two words at least, or one run
+		// together from several (glued); a lone word is a mark or a label's remains ("'<Z'").
 		words := strings.Fields(strings.ToUpper(s))
 		words = slices.DeleteFunc(words, func(w string) bool { return token(w) == "" })
 		s = strings.Join(words, " ")
-		return s, s != ""
+		return s, len(words) >= 2 || glued(s)
 	case KindIDNumber:
 		d := digitsOf(zeroes.Replace(s))
 		return d, len(d) == 12

@@ -105,7 +105,8 @@ func TestClosedClassValues(t *testing.T) {
 	}
 }
 
-// TestNameWithoutMarks: marks read beside a name's words are no words of it.
+// TestNameWithoutMarks: marks read beside a name's words are no words of it, and a name has
+// two words at least.
 func TestNameWithoutMarks(t *testing.T) {
 	for read, want := range map[string]string{
 		"ĐINH THU THẢO ˆ":   "ĐINH THU THẢO",
@@ -113,6 +114,12 @@ func TestNameWithoutMarks(t *testing.T) {
 	} {
 		if got, ok := normalizeField(KindUpperText, read); !ok || got != want {
 			t.Errorf("%q → %q %v, want %q", read, got, ok, want)
+		}
+	}
+	// A lone short word is no name; names run together are one still.
+	for read, want := range map[string]bool{"'<Z'": false, "NGUYỄN": false, "NGUYỄNVĂNAN": true} {
+		if _, ok := normalizeField(KindUpperText, read); ok != want {
+			t.Errorf("%q valid %v, want %v", read, ok, want)
 		}
 	}
 }
