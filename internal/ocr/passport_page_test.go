@@ -182,3 +182,19 @@ func TestChassisNumberWithoutVINLetters(t *testing.T) {
 		t.Fatalf("chassis number %q (raw %q), want RLUE012K6Y361210", f.Value, f.Raw)
 	}
 }
+
+// TestPlaceReadWhole: a place read whole goes on from the same place read short of its last
+// line, even with a letter or two read differently; another place does not.
+func TestPlaceReadWhole(t *testing.T) {
+	short := "Thôn Hạ, X. Cao Xá, H. Lâm Thao,"
+	for longer, want := range map[string]bool{
+		"Thôn Hạ, X. Cao Xá, H. Lâm Thao, Phú Thọ": true,
+		"Thôn Ha, X. Cao Xa, H. Lâm Thao, Phú Thọ": true,
+		"Tổ 5, X. Uy Nỗ, H. Đông Anh, Hà Nội":      false,
+		"Thôn Hạ, X. Cao Xá, H. Lâm Thao,":         false, // no longer
+	} {
+		if got := Continues(longer, short); got != want {
+			t.Errorf("Continues(%q, %q) = %v, want %v", longer, short, got, want)
+		}
+	}
+}

@@ -168,6 +168,14 @@ func province(text string) (string, bool) {
 	return strings.Join(fixProvince(words), " "), true
 }
 
+// Continues reports whether the text longer goes on from short: it has more letters and
+// begins with short's (letters without diacritics, within two of them), as a place read whole
+// does from the same place read short of its last line.
+func Continues(longer, short string) bool {
+	l, s := token(longer), token(short)
+	return len(s) > 0 && len(l) > len(s) && levenshtein(l[:len(s)], s) <= 2
+}
+
 // strayLetter reports whether a word of a place is a small letter alone ("Q. Lê Chân, ỏ Hải
 // Phòng", "Tổ s Phong Điền"): a mark or a digit read as one, as a place's names begin with
 // capitals and its small words ("xã", "phố") have more than one letter.

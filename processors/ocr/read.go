@@ -365,13 +365,14 @@ func (g *group) readPage(img image.Image, page *ocr.Page, det Detection, stepSid
 	// outline grown (an outline found on the card's own print cuts rows off: also when
 	// the first reading shows a row cut, ocr.Page.CutOff), the page fills what the readings
 	// before it left unread, by labels only (the fixed layout was the first reading's last
-	// resort).
+	// resort), and a place cut short at its line's end (cutShort) by the same place read
+	// whole.
 	required := RequiredFields(det.Type, r.side(stepSide), layout.Name)
 	for _, again := range []struct {
 		read func(*ocr.Page) (*ocr.Page, error)
 		cut  bool // also when all required fields were read but a row is cut
 	}{{g.reader.ReadAsBlock, false}, {g.reader.ReadBinarised, false}, {g.reader.ReadGrown, true}} {
-		if !missing(fields, required) && (!again.cut || !page.CutOff()) {
+		if !missing(fields, required) && !slices.ContainsFunc(fields, cutShort) && (!again.cut || !page.CutOff()) {
 			continue
 		}
 		other, err := again.read(page)
@@ -383,7 +384,10 @@ func (g *group) readPage(img image.Image, page *ocr.Page, det Detection, stepSid
 			return nil, err
 		}
 		for i := range fields {
-			if !fields[i].Valid && i < len(more) && more[i].Name == fields[i].Name && more[i].Valid {
+			if i >= len(more) || more[i].Name != fields[i].Name || !more[i].Valid {
+				continue
+			}
+			if !fields[i].Valid || (cutShort(fields[i]) && !cutShort(more[i]) && ocr.Continues(more[i].Value, fields[i].Value)) {
 				fields[i] = more[i]
 			}
 		}
@@ -395,6 +399,13 @@ func (g *group) readPage(img image.Image, page *ocr.Page, det Detection, stepSid
 	}
 	r.layout, r.fields = layout.Name, fields
 	return r, nil
+}
+
+// cutShort reports whether f is a place read short of its end: a place ends on its
+// province, never on the comma before the next unit (the line that continues it was lost).
+func cutShort(f ocr.Field) bool {
+	place := f.Name == "address" || strings.HasPrefix(f.Name, "place_of_")
+	return place && f.Valid && strings.HasSuffix(f.Value, ",")
 }
 
 // missing reports whether a field named in required is not among fields' valid ones.
