@@ -916,7 +916,7 @@ func (r *Reader) readValue(p *Page, ix *layoutIndex, v value, s FieldSpec) (Fiel
 		switch {
 		case s.Name == "identifying_marks":
 			f.Value = fixMarks(f.Value)
-		case s.Name == "address" || strings.HasPrefix(s.Name, "place_of_"):
+		case isPlace(s.Name):
 			f.Value = fixPlace(f.Value)
 		case lexicons[s.Name] != nil:
 			f.Value, _ = fromLexicon(f.Value, lexicons[s.Name])

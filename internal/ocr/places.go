@@ -168,6 +168,14 @@ func province(text string) (string, bool) {
 	return strings.Join(fixProvince(words), " "), true
 }
 
+// isPlace reports whether the named field holds a place: an address, a place of birth,
+// origin or residence.
+func isPlace(name string) bool { return name == "address" || strings.HasPrefix(name, "place_of_") }
+
+// CutShort reports whether f is a place read short of its end: a place ends on its
+// province, never on the comma before the next unit (the line that continues it was lost).
+func CutShort(f Field) bool { return isPlace(f.Name) && f.Valid && strings.HasSuffix(f.Value, ",") }
+
 // Continues reports whether the text longer goes on from short: it has more letters and
 // begins with short's (letters without diacritics, within two of them), as a place read whole
 // does from the same place read short of its last line.

@@ -168,35 +168,32 @@ func (g *group) readFront(img image.Image) (*reading, error) {
 	if err != nil {
 		return nil, err
 	}
-	page, det, err := g.detectOnReadings(page)
+	rs := newReadings(g.reader, page)
+	told, det, err := detectOnReadings(rs)
 	if err != nil {
 		return nil, err
 	}
 	if det.Type == TypeUnknown {
 		return g.readFrontByNumber(img)
 	}
-	return g.readPage(img, page, det, SideFront)
+	return g.readPage(img, rs, told, det, SideFront)
 }
 
 // detectOnReadings returns the page's type by its text (detectOnPage), and the reading it
 // was told on: the page as read, else read as one block, else thresholded locally (both
 // other readings drop whole rows of some cards, the title's among them); unknown, with the
-// last reading, when none tells it.
-func (g *group) detectOnReadings(page *ocr.Page) (*ocr.Page, Detection, error) {
-	det := detectOnPage(nil, page)
-	for _, again := range []func(*ocr.Page) (*ocr.Page, error){g.reader.ReadAsBlock, g.reader.ReadBinarised} {
-		if det.Type != TypeUnknown {
-			break
-		}
-		other, err := again(page)
+// page as read, when none tells it.
+func detectOnReadings(rs *readings) (int, Detection, error) {
+	for _, k := range []int{readingAsRead, readingBlock, readingBinarised} {
+		page, err := rs.at(k)
 		if err != nil {
-			return nil, Detection{}, err
+			return 0, Detection{}, err
 		}
-		if d := detectOnPage(nil, other); d.Type != TypeUnknown {
-			return other, d, nil
+		if d := detectOnPage(nil, page); d.Type != TypeUnknown {
+			return k, d, nil
 		}
 	}
-	return page, det, nil
+	return readingAsRead, Detection{Type: TypeUnknown}, nil
 }
 
 // isIdentityCard2024 reports whether a chip card's front text shows the identity card of 2024
@@ -272,19 +269,20 @@ func (g *group) readZoneSide(img image.Image, side string) (*reading, error) {
 	if err != nil {
 		return nil, err
 	}
+	rs, told := newReadings(g.reader, page), readingAsRead
 	switch {
 	case side == SidePassport:
-		r, err = g.readPage(img, page, Detection{Type: TypePassport, Side: SidePassport, Evidence: det.Evidence}, side)
+		r, err = g.readPage(img, rs, told, Detection{Type: TypePassport, Side: SidePassport, Evidence: det.Evidence}, side)
 	case det.Type == TypeChipIDCard || det.Type == TypePassport:
-		r, err = g.readPage(img, page, det, side)
+		r, err = g.readPage(img, rs, told, det, side)
 	default:
 		var byText Detection
-		if page, byText, err = g.detectOnReadings(page); err != nil {
+		if told, byText, err = detectOnReadings(rs); err != nil {
 			return nil, err
 		}
 		switch {
 		case byText.Type != TypeUnknown:
-			r, err = g.readPage(img, page, byText, side)
+			r, err = g.readPage(img, rs, told, byText, side)
 		default:
 			r = &reading{det: det} // an ID card by its zone, or unknown: no printed layout
 		}
@@ -301,7 +299,7 @@ func (g *group) readZoneSide(img image.Image, side string) (*reading, error) {
 	if r.det.Type == TypePassport {
 		zone = mendZone(zone, r.fields)
 		if zone != nil && zone.Valid {
-			if err := g.nameFromZone(r, page, zone); err != nil {
+			if err := nameFromZone(r, rs, told, zone); err != nil {
 				return nil, err
 			}
 		}
@@ -313,23 +311,20 @@ func (g *group) readZoneSide(img image.Image, side string) (*reading, error) {
 // nameFromZone takes a passport's full name from the page by the zone's reading of it when
 // the page's reading by label does not have the zone's letters (its label not read, or a
 // label's or a neighbour's words read into it): the phrase that has them is the name as
-// printed, with its diacritics (ocr.PrintedName), looked for on the page as read, then on
-// its other readings (readPage's), in turn. The error is only for OCR engine failures.
-func (g *group) nameFromZone(r *reading, page *ocr.Page, zone *mrz.MRZ) error {
+// printed, with its diacritics (ocr.PrintedName), looked for on the reading the fields were
+// read from (told), then on the others, in turn. The error is only for OCR engine failures.
+func nameFromZone(r *reading, rs *readings, told int, zone *mrz.MRZ) error {
 	name := strings.TrimSpace(zone.Surname + " " + zone.GivenNames)
 	i := slices.IndexFunc(r.fields, func(f ocr.Field) bool { return f.Name == "full_name" })
 	if i < 0 || (r.fields[i].Valid && ocr.Letters(r.fields[i].Value) == ocr.Letters(name)) {
 		return nil
 	}
-	for _, read := range []func(*ocr.Page) (*ocr.Page, error){nil, g.reader.ReadAsBlock, g.reader.ReadBinarised, g.reader.ReadGrown} {
-		other := page
-		if read != nil {
-			var err error
-			if other, err = read(page); err != nil {
-				return err
-			}
+	for _, k := range from(told) {
+		page, err := rs.at(k)
+		if err != nil {
+			return err
 		}
-		if printed, ok := ocr.PrintedName(other, name); ok {
+		if printed, ok := ocr.PrintedName(page, name); ok {
 			printed.Labelled = r.fields[i].Labelled
 			r.fields[i] = printed
 			return nil
@@ -339,12 +334,16 @@ func (g *group) nameFromZone(r *reading, page *ocr.Page, zone *mrz.MRZ) error {
 }
 
 // readPage reads the fields of det's type on the side the content shows (det.Side, else
-// stepSide) from page, by their printed labels, with the type's fixed layout as the fallback
-// for labels not found, then fills required fields left unread from other readings of the
-// page (see below); a side without a known layout is not read. A passport number is fixed to
-// its form (passportNumber).
-func (g *group) readPage(img image.Image, page *ocr.Page, det Detection, stepSide string) (*reading, error) {
+// stepSide) from reading told of rs, by their printed labels, with the type's fixed layout as
+// the fallback for labels not found, then fills required fields left unread from the other
+// readings (see below); a side without a known layout is not read. A passport number is fixed
+// to its form (passportNumber).
+func (g *group) readPage(img image.Image, rs *readings, told int, det Detection, stepSide string) (*reading, error) {
 	r := &reading{det: det}
+	page, err := rs.at(told)
+	if err != nil {
+		return nil, err
+	}
 	layout, ok := layoutFor(det.Type, r.side(stepSide))
 	if !ok {
 		return r, nil
@@ -365,17 +364,16 @@ func (g *group) readPage(img image.Image, page *ocr.Page, det Detection, stepSid
 	// outline grown (an outline found on the card's own print cuts rows off: also when
 	// the first reading shows a row cut, ocr.Page.CutOff), the page fills what the readings
 	// before it left unread, by labels only (the fixed layout was the first reading's last
-	// resort), and a place cut short at its line's end (cutShort) by the same place read
+	// resort), and a place cut short at its line's end (ocr.CutShort) by the same place read
 	// whole.
 	required := RequiredFields(det.Type, r.side(stepSide), layout.Name)
-	for _, again := range []struct {
-		read func(*ocr.Page) (*ocr.Page, error)
-		cut  bool // also when all required fields were read but a row is cut
-	}{{g.reader.ReadAsBlock, false}, {g.reader.ReadBinarised, false}, {g.reader.ReadGrown, true}} {
-		if !missing(fields, required) && !slices.ContainsFunc(fields, cutShort) && (!again.cut || !page.CutOff()) {
+	for _, k := range from(told)[1:] {
+		// The grown reading also when all required fields were read but a row is cut.
+		cut := k == readingGrown && page.CutOff()
+		if !missing(fields, required) && !slices.ContainsFunc(fields, ocr.CutShort) && !cut {
 			continue
 		}
-		other, err := again.read(page)
+		other, err := rs.at(k)
 		if err != nil {
 			return nil, err
 		}
@@ -387,7 +385,7 @@ func (g *group) readPage(img image.Image, page *ocr.Page, det Detection, stepSid
 			if i >= len(more) || more[i].Name != fields[i].Name || !more[i].Valid {
 				continue
 			}
-			if !fields[i].Valid || (cutShort(fields[i]) && !cutShort(more[i]) && ocr.Continues(more[i].Value, fields[i].Value)) {
+			if !fields[i].Valid || (ocr.CutShort(fields[i]) && !ocr.CutShort(more[i]) && ocr.Continues(more[i].Value, fields[i].Value)) {
 				fields[i] = more[i]
 			}
 		}
@@ -399,13 +397,6 @@ func (g *group) readPage(img image.Image, page *ocr.Page, det Detection, stepSid
 	}
 	r.layout, r.fields = layout.Name, fields
 	return r, nil
-}
-
-// cutShort reports whether f is a place read short of its end: a place ends on its
-// province, never on the comma before the next unit (the line that continues it was lost).
-func cutShort(f ocr.Field) bool {
-	place := f.Name == "address" || strings.HasPrefix(f.Name, "place_of_")
-	return place && f.Valid && strings.HasSuffix(f.Value, ",")
 }
 
 // missing reports whether a field named in required is not among fields' valid ones.
