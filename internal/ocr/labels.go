@@ -648,7 +648,7 @@ func (r *Reader) Fields(p *Page, specs []FieldSpec, fallback *Layout) ([]Field, 
 		}
 		f.Labelled = ix.hasLabel(s.Name)
 		if f.Valid && (s.Name == "full_name" || s.Name == "owner") {
-			f.Value = fixSurname(f.Value)
+			f.Value = fixName(f.Value)
 		}
 		if f.Valid && s.Name == "chassis_number" {
 			f.Value = vinCharacters.Replace(f.Value)
@@ -992,7 +992,7 @@ func plateText(s string) string {
 		}
 		return -1
 	}, s)
-	s = strings.TrimSpace(s)
+	s = strings.Trim(s, " .-")
 	// A motorbike's plate, two rows printed on one line: "79-E1 531.08" (the space between
 	// the series and the number is easily lost).
 	if m := motorbikePlate.FindStringSubmatch(s); m != nil {
@@ -1007,21 +1007,23 @@ var motorbikePlate = regexp.MustCompile(`^(\d\d-[A-Z][A-Z0-9])(\d{3}\.?\d{2})$`)
 // or a motorbike's "79-E1 531.08".
 var plateForm = regexp.MustCompile(`^\d\d(?:[A-Z][A-Z0-9]?-\d{3}\.?\d{2}|[A-Z]-\d{4}|-[A-Z][A-Z0-9] ?\d{3}\.?\d{2})$`)
 
-// plateLike reports whether s has the shape of a Vietnamese plate: two digits, a series,
-// a dash and four or five digits (a dot and a space allowed).
+// plateLike reports whether s has the shape of a Vietnamese plate: two digits, a series, a
+// dash and four or five digits, or for a motorbike two digits, a dash, a series of a letter
+// and a character, and four or five digits ("79-E1 531.08"); a dot and a space allowed.
 func plateLike(s string) bool {
 	series, rest, ok := strings.Cut(s, "-")
-	if !ok || len(series) < 3 || len(digitsOf(series[:2])) != 2 {
+	if !ok || len(series) < 2 || len(digitsOf(series[:2])) != 2 {
 		return false
 	}
-	rest = strings.NewReplacer(" ", "", ".", "").Replace(rest)
-	if n := len(digitsOf(rest)); n != len(rest) || n < 4 || n > 5 {
-		// "79-E1 531.08": the series' second character may follow the dash
-		if len(rest) < 5 || len(digitsOf(rest[2:])) != len(rest)-2 {
+	if len(series) == 2 {
+		if len(rest) < 2 || rest[0] < 'A' || rest[0] > 'Z' {
 			return false
 		}
+		rest = rest[2:]
 	}
-	return true
+	rest = strings.NewReplacer(" ", "", ".", "").Replace(rest)
+	n := len(digitsOf(rest))
+	return n == len(rest) && n >= 4 && n <= 5
 }
 
 // glued reports whether s has a word of more than eight letters, longer than any

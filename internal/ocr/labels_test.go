@@ -64,3 +64,25 @@ func TestReadLabelledOnRenders(t *testing.T) {
 		}
 	}
 }
+
+// TestPlateAsPrinted: a plate read from the page keeps its form (a motorbike's space between
+// series and number, no stray marks at its ends), and only a plate's shape is taken for one.
+func TestPlateAsPrinted(t *testing.T) {
+	for read, want := range map[string]string{
+		"86-D5 768.49":   "86-D5 768.49",
+		"18-E9 328. 74.": "18-E9 328.74",
+		"18-E9328.74":    "18-E9 328.74",
+		"_ 51F-147.17 |": "51F-147.17",
+		"30A-1234":       "30A-1234",
+	} {
+		got := plateText(read)
+		if got != want || !plateLike(got) {
+			t.Errorf("plateText(%q) = %q (plate-like %v), want %q", read, got, plateLike(got), want)
+		}
+	}
+	for _, read := range []string{"186-D5768.49", "8-D5 768.49", "86-55 768.49", "86-D5 76.4", "Biển số"} {
+		if p := plateText(read); plateLike(p) {
+			t.Errorf("plateLike(%q) = true, want false", p)
+		}
+	}
+}

@@ -621,6 +621,30 @@ func TestSurnameAsWritten(t *testing.T) {
 	}
 }
 
+// TestNameAsWritten: a middle or given name read with a wrong or lost tone mark takes the
+// name's own when the list of names makes it plain; a name read right, a word two names share
+// as often, a word in another place and a name not in capitals stay as read.
+func TestNameAsWritten(t *testing.T) {
+	for read, want := range map[string]string{
+		"HỒ THỊ PHƯƠNG HUYÊN": "HỒ THỊ PHƯƠNG HUYỀN", // no such name: the one nearest
+		"BÙI ĐĨNH DŨNG":       "BÙI ĐÌNH DŨNG",       // three as near: the most common
+		"TRẦN MINH TUẦN":      "TRẦN MINH TUẤN",
+		"NGUYÊN VAN HAI":      "NGUYỄN VĂN HẢI",
+		"VŨ ĐINH ANH":         "VŨ ĐÌNH ANH",     // a middle name rare without its mark
+		"NGUYỄN THI HẰNG":     "NGUYỄN THỊ HẰNG", // likewise
+		"LÊ ANH THI":          "LÊ ANH THI",      // a given name: THỊ is none
+		"KIỀU MINH THANH":     "KIỀU MINH THANH", // THÀNH is no rarer
+		"LÊ VĂN AN":           "LÊ VĂN AN",
+		"NGUYỄN NGỌCHUY":      "NGUYỄN NGỌC HUY", // two names run together
+		"ĐỖ HUYỀN MY":         "ĐỖ HUYỀN MY",
+		"LÊ Văn Huyên":        "LÊ Văn Huyên", // not in capitals
+	} {
+		if got := fixName(read); got != want {
+			t.Errorf("fixName(%q) = %q, want %q", read, got, want)
+		}
+	}
+}
+
 // TestDateInsideAGarbledLabel: a 9-digit card's birth date row read as one word with its
 // label and dotted leaders gives the date as a word of its own, and a holder's side whose
 // birth date label was not found takes its first date no other field took.

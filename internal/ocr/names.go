@@ -1,6 +1,9 @@
 package ocr
 
 import (
+	_ "embed" // namewords.txt
+	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -93,6 +96,162 @@ func fixSurname(name string) string {
 	return name
 }
 
+// nameWordsText is namewords.txt: Vietnamese middle and given names with how often each is
+// one, counted from an independent list of names (its header says which).
+//
+//go:embed namewords.txt
+var nameWordsText string
+
+// nameCount is how many names of the list hold a word as their middle name and as their
+// given name.
+type nameCount struct{ middle, given int }
+
+// nameWords maps each word of namewords.txt to its counts, with VĂN and THỊ, the middle names
+// of men and of women that the list of given names leaves out, counted one above its most
+// common middle name.
+var nameWords = func() map[string]nameCount {
+	m := map[string]nameCount{}
+	most := 0
+	for _, line := range strings.Split(nameWordsText, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || strings.HasPrefix(line, "#") {
+			continue
+		}
+		mid, err1 := strconv.Atoi(f[1])
+		giv, err2 := strconv.Atoi(f[2])
+		if err1 != nil || err2 != nil {
+			panic("ocr: namewords.txt: bad line " + line)
+		}
+		m[norm.NFC.String(f[0])] = nameCount{mid, giv}
+		most = max(most, mid)
+	}
+	for _, w := range []string{"VĂN", "THỊ"} {
+		c := m[w]
+		c.middle = most + 1
+		m[w] = c
+	}
+	return m
+}()
+
+// nameWordsByFold maps a name word's letters without diacritics (token) to the words of
+// nameWords that have them.
+var nameWordsByFold = func() map[string][]string {
+	m := map[string][]string{}
+	for w := range nameWords {
+		m[token(w)] = append(m[token(w)], w)
+	}
+	return m
+}()
+
+// toneMarks are the combining marks of Vietnamese's five marked tones (grave, acute, tilde,
+// hook above, dot below), apart from the marks that make a vowel (circumflex, breve, horn).
+const toneMarks = "\u0300\u0301\u0303\u0309\u0323"
+
+// withoutTone returns w without its tone mark ("ĐÌNH" → "ĐINH", "HUYỀN" → "HUYÊN").
+func withoutTone(w string) string {
+	return norm.NFC.String(strings.Map(func(r rune) rune {
+		if strings.ContainsRune(toneMarks, r) {
+			return -1
+		}
+		return r
+	}, norm.NFD.String(w)))
+}
+
+// rareBeside is how many times as common in its place a name with a tone mark must be than
+// the same name read without one for fixName to take the read name for it with its mark lost.
+const rareBeside = 8
+
+// fixName gives a full name's surname its diacritics (fixSurname) and its other words those
+// of the Vietnamese middle or given name they are (nameWords: the last word is a given name,
+// those between middle names) where OCR read them wrong:
+//   - a word that is no name of the list but has the letters of some becomes the one nearest
+//     in its marks, of equally near ones the most common in its place ("HUYÊN" → "HUYỀN",
+//     "ĐĨNH" → "ĐÌNH", "TUẦN" → "TUẤN");
+//   - a word read with no tone mark that is a name of the list becomes the same word with a
+//     tone mark when that is rareBeside times as common in its place ("ĐINH" as a middle name
+//     → "ĐÌNH"): a tone mark is what OCR loses most often;
+//   - a word that is two names of the list read without the space between them is the two
+//     (gluedNames).
+//
+// Words not in capitals, words of no name's letters, and words with several equally good choices, are kept as read.
+func fixName(name string) string {
+	words := strings.Fields(fixSurname(name))
+	for i := 1; i < len(words); i++ {
+		w := words[i]
+		if !inCapitals(w) {
+			continue
+		}
+		cands := nameWordsByFold[token(w)]
+		if len(cands) == 0 {
+			if a, b, ok := gluedNames(w); ok {
+				words = slices.Insert(words, i+1, b)
+				words[i] = a
+				i++
+			}
+			continue
+		}
+		inPlace := func(v string) int {
+			if i == len(words)-1 {
+				return nameWords[v].given
+			}
+			return nameWords[v].middle
+		}
+		if _, known := nameWords[w]; known {
+			if withoutTone(w) != w {
+				continue
+			}
+			best, tie := "", false
+			for _, v := range cands {
+				if withoutTone(v) != w || inPlace(v) < rareBeside*max(1, inPlace(w)) {
+					continue
+				}
+				switch {
+				case best == "" || inPlace(v) > inPlace(best):
+					best, tie = v, false
+				case inPlace(v) == inPlace(best):
+					tie = true
+				}
+			}
+			if best != "" && !tie {
+				words[i] = best
+			}
+			continue
+		}
+		best, bestD, tie := "", -1, false
+		for _, v := range cands {
+			d := editDistance([]rune(w), []rune(v))
+			switch {
+			case bestD < 0 || d < bestD || (d == bestD && inPlace(v) > inPlace(best)):
+				best, bestD, tie = v, d, false
+			case d == bestD && inPlace(v) == inPlace(best):
+				tie = true
+			}
+		}
+		if !tie {
+			words[i] = best
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// gluedNames returns the two names of the list (nameWords) a word is, read without the space
+// between them ("NGỌCHUY" → "NGỌC", "HUY"); false when it is not two, or is two in more than
+// one way.
+func gluedNames(w string) (string, string, bool) {
+	rs := []rune(w)
+	var a, b string
+	n := 0
+	for k := 1; k < len(rs); k++ {
+		_, okA := nameWords[string(rs[:k])]
+		_, okB := nameWords[string(rs[k:])]
+		if okA && okB {
+			a, b = string(rs[:k]), string(rs[k:])
+			n++
+		}
+	}
+	return a, b, n == 1
+}
+
 // PrintedName returns the name as the page prints it, with its diacritics, given the name
 // without them (a machine readable zone's, "LA DIEU LAN"): the page's phrase whose letters,
 // diacritics removed, are the name's, in capitals and spaced as the given name is (a page may
@@ -129,7 +288,7 @@ func PrintedName(p *Page, name string) (Field, bool) {
 			words = append(words, string(letters[:n]))
 			letters = letters[n:]
 		}
-		return Field{Name: "full_name", Value: fixSurname(strings.Join(words, " ")), Raw: raw, Valid: true, Confidence: v.conf(ix.words)}, true
+		return Field{Name: "full_name", Value: fixName(strings.Join(words, " ")), Raw: raw, Valid: true, Confidence: v.conf(ix.words)}, true
 	}
 	return Field{Name: "full_name"}, false
 }
