@@ -101,7 +101,7 @@ func (r *Reader) ReadCard(img image.Image, layout Layout) ([]Field, error) {
 		return nil, fmt.Errorf("ocr: layout %q has no size", layout.Name)
 	}
 	g := toGray(img)
-	doc := rectify(g, findDocument(g), layout.Width, layout.Height)
+	doc := rectify(g, findDocument(img, g), layout.Width, layout.Height)
 	fields := make([]Field, 0, len(layout.Regions))
 	for _, reg := range layout.Regions {
 		f, err := r.readRegion(doc, reg)

@@ -89,7 +89,7 @@ func (r *Reader) ReadText(img image.Image, layout Layout) ([]string, Confidence,
 		return nil, 0, fmt.Errorf("ocr: layout %q has no size", layout.Name)
 	}
 	g := toGray(img)
-	doc := rectify(g, findDocument(g), layout.Width, layout.Height)
+	doc := rectify(g, findDocument(img, g), layout.Width, layout.Height)
 	texts := make([]string, 0, len(layout.Regions))
 	var sum Confidence
 	var n int

@@ -50,14 +50,16 @@ type quad [4][2]float64
 // framer finds documents by their straight edges (the quality gate's document search).
 var framer = quality.NewGate(quality.DefaultThresholds())
 
-// findDocument locates the document in g: the quality gate's document search (a
-// card- or page-shaped quadrilateral whose sides lie on straight edges), which holds on
-// tables lighter than the card and under uneven light; when it finds none, the largest bright
-// connected region (a card or page is lighter than the surface it lies on), its corners taken
-// as the region's extreme points along the diagonals. When no such region stands out (an
-// image already cropped to the document), the whole image is the document.
-func findDocument(g *image.Gray) quad {
-	if res := framer.Assess(g, quality.Document); res.DocumentArea > 0.1 && res.DocumentArea < 0.98 {
+// findDocument locates the document in img (g is img in grey): the quality gate's document
+// search (a card- or page-shaped quadrilateral whose sides lie on straight edges), which
+// holds on tables lighter than the card and under uneven light, given the picture in colour
+// as the gate is (a grey card on a cream table of its brightness shows its sides by hue
+// alone); when it finds none, the largest bright connected region (a card or page is lighter
+// than the surface it lies on), its corners taken as the region's extreme points along the
+// diagonals. When no such region stands out (an image already cropped to the document), the
+// whole image is the document.
+func findDocument(img image.Image, g *image.Gray) quad {
+	if res := framer.Assess(img, quality.Document); res.DocumentArea > 0.1 && res.DocumentArea < 0.98 {
 		return orderedCorners(res.Document)
 	}
 	return findBright(g)

@@ -47,7 +47,7 @@ func (r *Reader) ReadMRZ(img image.Image) (*mrz.MRZ, Confidence, error) {
 // ReadPageAbove leaves the zone out of a page pass with it.
 func (r *Reader) ReadMRZAt(img image.Image) (*mrz.MRZ, Confidence, float64, error) {
 	g := toGray(img)
-	q := findDocument(g)
+	q := findDocument(img, g)
 	width := (dist(q[0], q[1]) + dist(q[3], q[2])) / 2
 	height := (dist(q[0], q[3]) + dist(q[1], q[2])) / 2
 	if width < 10 || height < 10 {

@@ -52,7 +52,7 @@ func (r *Reader) ReadPageAbove(img image.Image, w, h int, top float64) (*Page, e
 		return nil, fmt.Errorf("ocr: page size %d×%d", w, h)
 	}
 	g := toGray(img)
-	src := source{g: g, q: findDocument(g), top: top}
+	src := source{g: g, q: findDocument(img, g), top: top}
 	doc, clean := src.prepare(w, h)
 	return r.readPage(doc, clean, gosseract.PSM_AUTO, src)
 }
