@@ -86,3 +86,51 @@ func TestPlateAsPrinted(t *testing.T) {
 		}
 	}
 }
+
+// TestRowsFollowAskewLines: on a page rectified a little askew (lines rising 1.8° across
+// it), each of Tesseract's text lines stays one row, its right end not joining the row
+// above; marks read at a steep slope do not tilt the rows.
+func TestRowsFollowAskewLines(t *testing.T) {
+	var ws []Word
+	line := func(n, y0 int) []int {
+		var idx []int
+		for k := range 8 {
+			x := 20 + 110*k
+			y := y0 - int(0.03*float64(x))
+			idx = append(idx, len(ws))
+			ws = append(ws, Word{Text: "Huyện", Box: image.Rect(x, y, x+90, y+22), Conf: 0.95, Block: 1, Par: 1, Line: n})
+		}
+		return idx
+	}
+	want := [][]int{line(1, 50), line(2, 80), line(3, 110)}
+	all := make([]int, len(ws))
+	for i := range all {
+		all[i] = i
+	}
+	got := rows(ws, all)
+	if len(got) != len(want) {
+		t.Fatalf("%d rows, want %d: %v", len(got), len(want), got)
+	}
+	for r := range want {
+		if len(got[r]) != len(want[r]) || got[r][0] != want[r][0] || got[r][len(got[r])-1] != want[r][len(want[r])-1] {
+			t.Errorf("row %d holds words %v, want %v", r, got[r], want[r])
+		}
+	}
+	// Two lines of marks at a steep slope beside them: the median is still the print's.
+	if s := skew(ws, all); s > -0.025 || s < -0.035 {
+		t.Errorf("skew %.3f, want about -0.03", s)
+	}
+	for n, y := range []int{300, 400} {
+		for k := range 3 {
+			x := 100 + 100*k
+			ws = append(ws, Word{Text: "ww", Box: image.Rect(x, y+20*k, x+60, y+20*k+22), Conf: 0.9, Block: 2, Par: 1, Line: n + 1})
+		}
+	}
+	all = all[:0]
+	for i := range ws {
+		all = append(all, i)
+	}
+	if s := skew(ws, all); s > -0.025 || s < -0.035 {
+		t.Errorf("with marks: skew %.3f, want about -0.03", s)
+	}
+}

@@ -292,12 +292,69 @@ func (p *Page) Text() string {
 // one row ("Ngày 14 tháng 04 năm 2020" merged with the authority's title under it).
 const maxWordHeight = 2.0
 
+// maxSkew is the steepest slope (dy/dx) of text lines rows follows (skew): 0.06, 3.4°, beyond the
+// 1.8° that a card's outline found a little off left on a chip card's back (its place of
+// residence, rising across the card, joined its label's row at the right).
+const maxSkew = 0.06
+
+// skewWordConf is the least confidence of the words skew measures by: marks read as words
+// on a fingerprint or a guilloche make text lines of their own at any slope.
+const skewWordConf = 0.7
+
+// skew returns the slope (dy/dx) of the page's text lines: the median over Tesseract's text
+// lines of the slope from the first to the last of their words read with skewWordConf, for
+// lines whose words span at least four word heights (a word's box rises and falls with its
+// diacritics; across a line that is little); 0 when fewer than two lines tell it or the
+// median is steeper than maxSkew (no page is rectified that far askew: such lines are
+// marks, not print).
+func skew(ws []Word, idx []int) float64 {
+	type key struct{ block, par, line int }
+	lines := map[key][]int{}
+	for _, i := range idx {
+		if w := ws[i]; w.Line > 0 && w.Conf >= skewWordConf && len([]rune(token(w.Text))) >= 2 {
+			k := key{w.Block, w.Par, w.Line}
+			lines[k] = append(lines[k], i)
+		}
+	}
+	var slopes []float64
+	for _, l := range lines {
+		if len(l) < 2 {
+			continue
+		}
+		first, last := ws[l[0]].Box, ws[l[0]].Box
+		for _, i := range l[1:] {
+			b := ws[i].Box
+			if b.Min.X < first.Min.X {
+				first = b
+			}
+			if b.Min.X > last.Min.X {
+				last = b
+			}
+		}
+		dx := float64(last.Min.X+last.Max.X-first.Min.X-first.Max.X) / 2
+		if dx >= 4*float64(max(first.Dy(), last.Dy())) {
+			slopes = append(slopes, (cy(last)-cy(first))/dx)
+		}
+	}
+	if len(slopes) < 2 {
+		return 0
+	}
+	slices.Sort(slopes)
+	if m := slopes[len(slopes)/2]; abs64(m) <= maxSkew {
+		return m
+	}
+	return 0
+}
+
 // rows groups word indices into visual rows across the whole page width: words whose
-// vertical centres lie within half a word height of a row's centre join it. A word taller
-// than maxWordHeight times the median joins the row whose centre is nearest, when within
-// half that row's height, else makes its own. Rows are sorted top to bottom, their words
-// left to right.
+// vertical centres lie within half a word height of a row's centre join it, centres taken
+// along the page's text lines (skew: a page rectified a little askew keeps a long line in
+// one row). A word taller than maxWordHeight times the median joins the row whose centre is
+// nearest, when within half that row's height, else makes its own. Rows are sorted top to
+// bottom, their words left to right.
 func rows(ws []Word, idx []int) [][]int {
+	slope := skew(ws, idx)
+	along := func(b image.Rectangle) float64 { return cy(b) - slope*float64(b.Min.X+b.Max.X)/2 }
 	hs := make([]float64, 0, len(idx))
 	for _, i := range idx {
 		hs = append(hs, float64(ws[i].Box.Dy()))
@@ -316,7 +373,7 @@ func rows(ws []Word, idx []int) [][]int {
 		}
 	}
 	sort.Slice(sorted, func(a, b int) bool {
-		return cy(ws[sorted[a]].Box) < cy(ws[sorted[b]].Box)
+		return along(ws[sorted[a]].Box) < along(ws[sorted[b]].Box)
 	})
 	var out [][]int
 	var centre, height []float64
@@ -324,9 +381,9 @@ func rows(ws []Word, idx []int) [][]int {
 		b := ws[i].Box
 		placed := false
 		for r := len(out) - 1; r >= 0 && r >= len(out)-3; r-- {
-			if abs64(cy(b)-centre[r]) <= 0.5*max(float64(b.Dy()), height[r]) {
+			if abs64(along(b)-centre[r]) <= 0.5*max(float64(b.Dy()), height[r]) {
 				n := float64(len(out[r]))
-				centre[r] = (centre[r]*n + cy(b)) / (n + 1)
+				centre[r] = (centre[r]*n + along(b)) / (n + 1)
 				height[r] = max(height[r], float64(b.Dy()))
 				out[r] = append(out[r], i)
 				placed = true
@@ -335,14 +392,14 @@ func rows(ws []Word, idx []int) [][]int {
 		}
 		if !placed {
 			out = append(out, []int{i})
-			centre = append(centre, cy(b))
+			centre = append(centre, along(b))
 			height = append(height, float64(b.Dy()))
 		}
 	}
 	for _, i := range outsized {
 		best, dist := -1, math.Inf(1)
 		for r := range out {
-			if d := abs64(cy(ws[i].Box) - centre[r]); d <= 0.5*height[r] && d < dist {
+			if d := abs64(along(ws[i].Box) - centre[r]); d <= 0.5*height[r] && d < dist {
 				best, dist = r, d
 			}
 		}
@@ -351,7 +408,7 @@ func rows(ws []Word, idx []int) [][]int {
 			continue
 		}
 		out = append(out, []int{i})
-		centre = append(centre, cy(ws[i].Box))
+		centre = append(centre, along(ws[i].Box))
 		height = append(height, float64(ws[i].Box.Dy()))
 	}
 	order := make([]int, len(out))
