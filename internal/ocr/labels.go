@@ -226,13 +226,19 @@ func (ix *layoutIndex) matchAt(r, p int, lv labelVariant) (labelMatch, bool) {
 	best := labelMatch{edits: k + 1}
 	var text string
 	h := ix.words[row[p]].Box.Dy()
+	prev := ix.words[row[p]].Box
 	for q := p; q < len(row) && q < p+8; q++ {
 		w := ix.words[row[q]]
 		if q > p {
-			prev := ix.words[row[q-1]].Box
+			if w.Box.Max.X <= prev.Max.X {
+				// A word read inside the one before it ("Đặc điểm Đề nhân dạng", the mark
+				// over "điểm" read again as a word of its own) is no part of the label.
+				continue
+			}
 			if w.Box.Min.X-prev.Max.X > 2*max(h, w.Box.Dy()) {
 				break // a gap: the next word is not part of the label
 			}
+			prev = w.Box
 		}
 		t := ix.tokens[row[q]]
 		if t == "" {

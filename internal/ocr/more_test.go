@@ -666,3 +666,27 @@ func TestDateInsideAGarbledLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelPastAWordReadInsideAnother: a word read inside the one before it (a mark over
+// "điểm" read again as "Đề") does not hide the label it lies in, and the value below it is
+// read.
+func TestLabelPastAWordReadInsideAnother(t *testing.T) {
+	ws := []Word{
+		{Text: "Đặc", Box: image.Rect(67, 105, 110, 125), Conf: 0.95},
+		{Text: "điểm", Box: image.Rect(118, 103, 178, 125), Conf: 0.95},
+		{Text: "Đề", Box: image.Rect(134, 102, 160, 124), Conf: 0.40},
+		{Text: "nhân", Box: image.Rect(184, 103, 244, 125), Conf: 0.95},
+		{Text: "dạng:", Box: image.Rect(253, 103, 320, 127), Conf: 0.95},
+	}
+	ws = append(ws, wordsInRow(69, 149, "Sẹo", "chấm", "C", "3cm", "trên", "trước", "đầu", "mày", "trái")...)
+	blank := image.NewGray(image.Rect(0, 0, 1200, 756))
+	fields, err := testReader(t).Fields(&Page{Width: 1200, Height: 756, Words: ws, doc: blank, clean: blank}, Specs(IDCardBack()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fields {
+		if f.Name == "identifying_marks" && (f.Value != "Sẹo chấm C 3cm trên trước đầu mày trái" || !f.Labelled) {
+			t.Errorf("identifying marks %q (labelled %v), want them read by their label", f.Value, f.Labelled)
+		}
+	}
+}
