@@ -8,6 +8,7 @@ import (
 
 	"github.com/idstream/idstream/internal/cardrender"
 	"github.com/idstream/idstream/internal/mrz"
+	"github.com/idstream/idstream/internal/ocr"
 )
 
 func TestDetectTypeFromEvidence(t *testing.T) {
@@ -158,5 +159,25 @@ func TestTypeDetectionAccuracy(t *testing.T) {
 	t.Logf("type detection over %d sides × 2 variants × %d cards: %d/%d right (%.1f %%); misses %v", len(sides), detectCardsPerSide, right, total, 100*rate, misses)
 	if rate < typeDetectionFloor {
 		t.Errorf("type detection accuracy %.3f below the floor %.2f", rate, typeDetectionFloor)
+	}
+}
+
+// TestTypeToldOnTheGrownReading: a page that reads as no words as rectified, as one block and
+// thresholded locally (a light back printed all over with fine wavy lines) has its type told
+// on the reading with the outline grown, and that reading is the one its fields are read on.
+func TestTypeToldOnTheGrownReading(t *testing.T) {
+	empty := &ocr.Page{Width: cardWidth, Height: cardHeight}
+	var words []ocr.Word
+	for i, s := range []string{"Đặc", "điểm", "nhân", "dạng:"} {
+		words = append(words, ocr.Word{Text: s, Box: image.Rect(60+70*i, 100, 120+70*i, 124), Conf: 0.9})
+	}
+	rs := &readings{}
+	rs.pages = [numReadings]*ocr.Page{empty, empty, empty, {Width: cardWidth, Height: cardHeight, Words: words}}
+	k, det, err := detectOnReadings(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k != readingGrown || det.Type != TypeIDCard || det.Side != SideBack {
+		t.Errorf("told on reading %d as %+v, want reading %d (grown) as an ID card's back", k, det, readingGrown)
 	}
 }

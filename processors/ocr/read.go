@@ -181,10 +181,12 @@ func (g *group) readFront(img image.Image) (*reading, error) {
 
 // detectOnReadings returns the page's type by its text (detectOnPage), and the reading it
 // was told on: the page as read, else read as one block, else thresholded locally (both
-// other readings drop whole rows of some cards, the title's among them); unknown, with the
-// page as read, when none tells it.
+// other readings drop whole rows of some cards, the title's among them), else from the
+// picture with the outline grown (a light card's back printed all over with fine wavy lines
+// read as no words at all until a margin of the table beside it moved Tesseract's threshold);
+// unknown, with the page as read, when none tells it.
 func detectOnReadings(rs *readings) (int, Detection, error) {
-	for _, k := range []int{readingAsRead, readingBlock, readingBinarised} {
+	for _, k := range []int{readingAsRead, readingBlock, readingBinarised, readingGrown} {
 		page, err := rs.at(k)
 		if err != nil {
 			return 0, Detection{}, err
