@@ -199,9 +199,9 @@ func TestPlaceReadWhole(t *testing.T) {
 	}
 }
 
-// TestPlaceCutShort: a place ending on a comma lost its last line; a whole place, another
-// field or an unread place did not.
-func TestPlaceCutShort(t *testing.T) {
+// TestCutShort: a place ending on a comma, and marks ending on a distance or a direction,
+// lost their last line; whole ones, another field or an unread place did not.
+func TestCutShort(t *testing.T) {
 	for _, tc := range []struct {
 		f    Field
 		want bool
@@ -209,7 +209,11 @@ func TestPlaceCutShort(t *testing.T) {
 		{Field{Name: "place_of_residence", Value: "Thôn Hạ, X. Cao Xá, H. Lâm Thao,", Valid: true}, true},
 		{Field{Name: "address", Value: "Tổ 5, Xã Uy Nỗ,", Valid: true}, true},
 		{Field{Name: "place_of_residence", Value: "Thôn Hạ, X. Cao Xá, H. Lâm Thao, Phú Thọ", Valid: true}, false},
-		{Field{Name: "identifying_marks", Value: "Sẹo chấm C 1cm,", Valid: true}, false},
+		{Field{Name: "identifying_marks", Value: "Sẹo chấm C 1cm,", Valid: true}, true},
+		{Field{Name: "identifying_marks", Value: "Nốt ruồi C 1cm dưới", Valid: true}, true},
+		{Field{Name: "identifying_marks", Value: "Nốt ruồi C 1cm dưới trước cánh mũi trái", Valid: true}, false},
+		{Field{Name: "identifying_marks", Value: "Sẹo chấm ở cằm", Valid: true}, false},
+		{Field{Name: "full_name", Value: "LÊ VĂN C", Valid: true}, false},
 		{Field{Name: "place_of_origin", Value: "", Valid: false}, false},
 	} {
 		if got := CutShort(tc.f); got != tc.want {

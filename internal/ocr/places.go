@@ -172,9 +172,30 @@ func province(text string) (string, bool) {
 // origin or residence.
 func isPlace(name string) bool { return name == "address" || strings.HasPrefix(name, "place_of_") }
 
-// CutShort reports whether f is a place read short of its end: a place ends on its
-// province, never on the comma before the next unit (the line that continues it was lost).
-func CutShort(f Field) bool { return isPlace(f.Name) && f.Valid && strings.HasSuffix(f.Value, ",") }
+// CutShort reports whether f is a place or a mark read short of its end (the line that
+// continues it was lost): a place ends on its province, never on the comma before the next
+// unit; identifying marks end on the part of the face or body where the mark lies, never on
+// a word that leads to it (markLeads).
+func CutShort(f Field) bool {
+	if !f.Valid {
+		return false
+	}
+	if f.Name == "identifying_marks" {
+		ws := strings.Fields(f.Value)
+		return len(ws) > 0 && markLeads(ws[len(ws)-1])
+	}
+	return isPlace(f.Name) && strings.HasSuffix(f.Value, ",")
+}
+
+// markLeads reports whether a word of identifying marks leads to more: a distance ("1cm",
+// "C" for "cách"), a direction ("trên", "dưới", "trước", "sau", …) or a joining word.
+func markLeads(w string) bool {
+	w = strings.ToLower(strings.TrimRight(w, ",.;:"))
+	if w == "c" || (strings.HasSuffix(w, "cm") && len(digitsOf(w)) == len(w)-2 && len(w) > 2) {
+		return true
+	}
+	return slices.Contains([]string{"cách", "trên", "dưới", "trước", "sau", "giữa", "ngang", "bên", "ở", "và", "có", "phía", "gần", "cạnh"}, w)
+}
 
 // Continues reports whether the text longer goes on from short: it has more letters and
 // begins with short's (letters without diacritics, within two of them), as a place read whole

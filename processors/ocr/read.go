@@ -366,8 +366,8 @@ func (g *group) readPage(img image.Image, rs *readings, told int, det Detection,
 	// outline grown (an outline found on the card's own print cuts rows off: also when
 	// the first reading shows a row cut, ocr.Page.CutOff), the page fills what the readings
 	// before it left unread, by labels only (the fixed layout was the first reading's last
-	// resort), and a place cut short at its line's end (ocr.CutShort) by the same place read
-	// whole.
+	// resort), and a place or marks cut short at its line's end (ocr.CutShort) by the same
+	// read whole.
 	required := RequiredFields(det.Type, r.side(stepSide), layout.Name)
 	for _, k := range from(told)[1:] {
 		// The grown reading also when all required fields were read but a row is cut.
