@@ -690,3 +690,28 @@ func TestLabelPastAWordReadInsideAnother(t *testing.T) {
 		}
 	}
 }
+
+// TestFlatMarksAreNoWords: a dotted leader read as letters with no confidence, a few pixels
+// high, is dropped and no longer ends the name above it; a full stop, a confident small word
+// and the name's own words stay.
+func TestFlatMarksAreNoWords(t *testing.T) {
+	ws := []Word{
+		{Text: "Họ", Box: image.Rect(346, 279, 371, 328), Conf: 0.96},
+		{Text: "và", Box: image.Rect(386, 296, 412, 321), Conf: 0.97},
+		{Text: "tên", Box: image.Rect(425, 296, 464, 317), Conf: 0.97},
+		{Text: "NGUYỄN", Box: image.Rect(510, 268, 654, 329), Conf: 0.90},
+		{Text: "THANH", Box: image.Rect(673, 268, 786, 329), Conf: 0.93},
+		{Text: "HIỀN.", Box: image.Rect(810, 275, 919, 325), Conf: 0.86},
+		{Text: "SA", Box: image.Rect(949, 322, 1043, 326), Conf: 0},
+		{Text: "bên", Box: image.Rect(1073, 322, 1122, 326), Conf: 0},
+		{Text: ".", Box: image.Rect(1130, 320, 1134, 324), Conf: 0.2},
+		{Text: "x", Box: image.Rect(1140, 318, 1146, 324), Conf: 0.9},
+	}
+	var got []string
+	for _, w := range dropFlatMarks(ws) {
+		got = append(got, w.Text)
+	}
+	if want := "Họ và tên NGUYỄN THANH HIỀN. . x"; strings.Join(got, " ") != want {
+		t.Errorf("words %q, want %q", strings.Join(got, " "), want)
+	}
+}

@@ -159,7 +159,31 @@ func (r *Reader) readPage(doc, clean *image.Gray, psm gosseract.PageSegMode, src
 		return nil, fmt.Errorf("ocr: read page: %w", err)
 	}
 	w, h := doc.Rect.Dx(), doc.Rect.Dy()
-	return &Page{Width: w, Height: h, Words: dropDetachedMarks(splitWords(words)), doc: doc, clean: clean, src: src}, nil
+	return &Page{Width: w, Height: h, Words: dropFlatMarks(dropDetachedMarks(splitWords(words))), doc: doc, clean: clean, src: src}, nil
+}
+
+// dropFlatMarks drops the words with letters or digits read with low confidence whose box is
+// at most a quarter of the page's median word height high: a dotted leader or a rule read as
+// letters (the 9-digit card's dots under a name read as "SA bên", 4 pixels high, which then
+// ended the name). No glyph is that flat.
+func dropFlatMarks(ws []Word) []Word {
+	hs := make([]int, 0, len(ws))
+	for _, w := range ws {
+		hs = append(hs, w.Box.Dy())
+	}
+	if len(hs) < 4 {
+		return ws
+	}
+	slices.Sort(hs)
+	typical := hs[len(hs)/2]
+	out := ws[:0:0]
+	for _, w := range ws {
+		if w.Conf < 0.5 && 4*w.Box.Dy() <= typical && token(w.Text) != "" {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // words runs engine e on the encoded image with page segmentation mode psm and returns its
