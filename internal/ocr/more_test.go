@@ -514,14 +514,18 @@ func TestPlaceAsPrinted(t *testing.T) {
 		"Tổ 20, P. Phú Bài, TX. Hương Thủy, Thừa Thiên Huế.": "Tổ 20, P. Phú Bài, TX. Hương Thủy, Thừa Thiên Huế",
 		"BÌNH ĐINH":                    "BÌNH ĐỊNH",
 		"Long Điền, Bà Rịa - Vũng Tàu": "Long Điền, Bà Rịa - Vũng Tàu",
-		"276/16 Nguyễn Trãi, P. Dư Hàng, Q. Lê Chân, ỏ Hải Phòng": "276/16 Nguyễn Trãi, P. Dư Hàng, Q. Lê Chân, Hải Phòng",
-		"Tố 5, Xã Uy Nỗ, Huyện Đông Anh, Hà Nội":                  "Tổ 5, Xã Uy Nỗ, Huyện Đông Anh, Hà Nội",
-		"Thôn Tây, Thí trấn Lim, Huyện Tiên Du, Bắc Ninh":         "Thôn Tây, Thị trấn Lim, Huyện Tiên Du, Bắc Ninh",
-		"Tô Hiến Thành, Phường 5, Quận 10, Hồ Chí Minh":           "Tô Hiến Thành, Phường 5, Quận 10, Hồ Chí Minh",
-		"Tổ 5, Phong Điền, Phong Điền, Cần mm. Tho":               "Tổ 5, Phong Điền, Phong Điền, Cần Thơ",
-		"Thủy Phù, Hương Thủy, Thừa Thiên. XS. Huế":               "Thủy Phù, Hương Thủy, Thừa Thiên Huế",
-		"Tân Thạch, Châu Thành, Bến Tre 8":                        "Tân Thạch, Châu Thành, Bến Tre",
-		"Phước Hòa, Bà Rịa Vũng Tàu":                              "Phước Hòa, Bà Rịa – Vũng Tàu",
+		"276/16 Nguyễn Trãi, P. Dư Hàng, Q. Lê Chân, ỏ Hải Phòng":  "276/16 Nguyễn Trãi, P. Dư Hàng, Q. Lê Chân, Hải Phòng",
+		"Tố 5, Xã Uy Nỗ, Huyện Đông Anh, Hà Nội":                   "Tổ 5, Xã Uy Nỗ, Huyện Đông Anh, Hà Nội",
+		"Thôn Tây, Thí trấn Lim, Huyện Tiên Du, Bắc Ninh":          "Thôn Tây, Thị trấn Lim, Huyện Tiên Du, Bắc Ninh",
+		"Tô Hiến Thành, Phường 5, Quận 10, Hồ Chí Minh":            "Tô Hiến Thành, Phường 5, Quận 10, Hồ Chí Minh",
+		"Tổ 5, Phong Điền, Phong Điền, Cần mm. Tho":                "Tổ 5, Phong Điền, Phong Điền, Cần Thơ",
+		"Thủy Phù, Hương Thủy, Thừa Thiên. XS. Huế":                "Thủy Phù, Hương Thủy, Thừa Thiên Huế",
+		"Tân Thạch, Châu Thành, Bến Tre 8":                         "Tân Thạch, Châu Thành, Bến Tre",
+		"Phước Hòa, Bà Rịa Vũng Tàu":                               "Phước Hòa, Bà Rịa – Vũng Tàu",
+		"Số 129 Hùng Vương, Văn Miếu, Đống Đa, Hà Nội 22X»%<<o":    "Số 129 Hùng Vương, Văn Miếu, Đống Đa, Hà Nội",
+		"An Ấp, Quỳnh Phụ, Thái Bình 1019 N MU VÀ MA Ñ TS Thái 3N": "An Ấp, Quỳnh Phụ, Thái Bình",
+		"Xã Bình Dương Tây Xuân":                                   "Xã Bình Dương Tây Xuân", // no unit ends there
+		"Thôn Hạ, Xã Cao Xá, Bắc Ninh, Xóm 2":                      "Thôn Hạ, Xã Cao Xá, Bắc Ninh, Xóm 2",
 	} {
 		if got := fixPlace(read); got != want {
 			t.Errorf("fixPlace(%q) = %q, want %q", read, got, want)

@@ -95,8 +95,8 @@ const maxProvinceWords = 5
 // fixProvince gives a place's last words, its province (a Vietnamese place is written from
 // the smallest unit to the province), the diacritics and spelling of the province's name when
 // they have exactly its letters ("Hái Phòng", "Bắc Nính", "Huế."), in the case they were
-// read in ("BÌNH ĐỊNH"). A place that does not end on a province's letters is returned as
-// read.
+// read in ("BÌNH ĐỊNH"). What was read after the province goes: a place ends on it. A place
+// that does not end on a province's letters is returned as read.
 func fixProvince(words []string) []string {
 	// Up to two short marks read after the province ("Bến Tre 8") go with its fix.
 	for junk := 0; junk <= 2 && junk < len(words); junk++ {
@@ -107,7 +107,29 @@ func fixProvince(words []string) []string {
 			return out
 		}
 	}
+	// Longer text read after it, a neighbour's print or the guilloche's ("Đồng Đa, Hà Nội
+	// 22X»%<<o", "Quỳnh Phụ, Thái Bình 1019 N MU VÀ MA"): the place ends on the last province
+	// followed by no unit (no comma) of its own.
+	for end := len(words) - 1; end >= 2; end-- {
+		if strings.Contains(words[end], ",") || strings.HasSuffix(words[end-1], ",") {
+			break
+		}
+		if out, ok := endsOnProvince(words[:end]); ok && afterUnit(out) {
+			return out
+		}
+	}
 	return words
+}
+
+// afterUnit reports whether the province a place's words end on follows a comma, the end of
+// the unit before it (a town named as a province, "Xã Bình Dương Tây", is no end).
+func afterUnit(words []string) bool {
+	for n := 1; n <= maxProvinceWords && n < len(words); n++ {
+		if _, ok := provinceByFold[token(strings.Join(words[len(words)-n:], " "))]; ok {
+			return strings.HasSuffix(words[len(words)-n-1], ",")
+		}
+	}
+	return false
 }
 
 // endsOnProvince is fixProvince for words that end on a province's letters, marks read
