@@ -342,8 +342,8 @@ func setField(ex *schemas.Extracted, field, v string) {
 // folded to that alphabet first (NGUYỄN VĂN A = NGUYEN<VAN<A), and an MRZ value that fills
 // its field may be a truncation of the other; an MRZ document number of 9 digits agrees with
 // the 12-digit ID number it ends; a name agrees with the MRZ's up to letters an OCR-B reader
-// confuses and one stray thin glyph (lookAlikeDistance ≤ 1), since the name line carries no
-// check digit.
+// confuses and up to two glyphs read twice (lookAlikeDistance ≤ 2), since the name line
+// carries no check digit.
 // Other sources must agree exactly.
 func agree(field, a, va, b, vb string) bool {
 	if a != SourceMRZ && b != SourceMRZ {
@@ -363,11 +363,12 @@ func agree(field, a, va, b, vb string) bool {
 		return digits(m, 9) && digits(o, 12) && strings.HasSuffix(o, m)
 	case "full_name":
 		// The MRZ's name line has no check digit: letters OCR confuses with others (LE read
-		// as IF, a stray thin I) must not reject an honest card; another letter must.
+		// as IF, a stray thin I, up to two glyphs read twice) must not reject an honest card;
+		// another letter must.
 		if len(m) >= mrzTruncatedLen && len(o) > len(m) {
 			o = o[:len(m)]
 		}
-		return lookAlikeDistance(m, o) <= 1
+		return lookAlikeDistance(m, o) <= 2
 	}
 	return len(m) >= mrzTruncatedLen && strings.HasPrefix(o, m)
 }
@@ -437,10 +438,11 @@ func mendName(m map[string]string, printed string) map[string]string {
 
 // lookAlikeDistance compares two MRZ-folded strings as an OCR-B reader's errors would
 // differ: the letters it confuses are made one first (lookAlike), then an edit distance
-// counts a thin glyph (I) inserted or lost beside another one (ILINH read for LINH) as 1,
-// and any other insertion, deletion or substitution as 2. So
-// "one doubled thin glyph" scores 1, while a letter more or less (LAN against AN, MAI
-// against MA) or another letter scores 2.
+// counts a glyph inserted or lost beside a look-alike of itself (ILINH read for LINH, UYEFN
+// for UYEN) as 1, and any other insertion, deletion or substitution as 3. So each glyph read
+// twice scores 1, while a letter more or less (LAN against AN, MAI against MA) or another
+// letter scores 3: at most two glyphs read twice (IEFE for LE, a 2024 card's zone) is still
+// the same name, a different letter never.
 func lookAlikeDistance(a, b string) int {
 	fold := func(s string) []byte {
 		out := []byte(s)
@@ -457,7 +459,7 @@ func lookAlikeDistance(a, b string) int {
 		if (i > 0 && s[i-1] == s[i]) || (i+1 < len(s) && s[i+1] == s[i]) {
 			return 1
 		}
-		return 2
+		return 3
 	}
 	prev := make([]int, len(y)+1)
 	cur := make([]int, len(y)+1)
@@ -467,7 +469,7 @@ func lookAlikeDistance(a, b string) int {
 	for i := 1; i <= len(x); i++ {
 		cur[0] = prev[0] + indel(x, i-1)
 		for j := 1; j <= len(y); j++ {
-			sub := 2
+			sub := 3
 			if x[i-1] == y[j-1] {
 				sub = 0
 			}
