@@ -173,7 +173,8 @@ const rareBeside = 8
 //   - a word that is two names of the list read without the space between them is the two
 //     (gluedNames).
 //
-// Words not in capitals, words of no name's letters, and words with several equally good choices, are kept as read.
+// Words not in capitals, words of no name's letters, and words with several equally good
+// choices, are kept as read.
 func fixName(name string) string {
 	words := strings.Fields(fixSurname(name))
 	for i := 1; i < len(words); i++ {

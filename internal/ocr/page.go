@@ -316,9 +316,9 @@ func (p *Page) Text() string {
 // one row ("Ngày 14 tháng 04 năm 2020" merged with the authority's title under it).
 const maxWordHeight = 2.0
 
-// maxSkew is the steepest slope (dy/dx) of text lines rows follows (skew): 0.06, 3.4°, beyond the
-// 1.8° that a card's outline found a little off left on a chip card's back (its place of
-// residence, rising across the card, joined its label's row at the right).
+// maxSkew is the steepest slope (dy/dx) of text lines rows follows (skew): 0.06, 3.4°,
+// beyond the 1.8° that a card's outline found a little off left on a chip card's back (its
+// place of residence, rising across the card, joined its label's row at the right).
 const maxSkew = 0.06
 
 // skewWordConf is the least confidence of the words skew measures by: marks read as words
