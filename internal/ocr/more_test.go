@@ -526,6 +526,11 @@ func TestPlaceAsPrinted(t *testing.T) {
 		"An Ấp, Quỳnh Phụ, Thái Bình 1019 N MU VÀ MA Ñ TS Thái 3N": "An Ấp, Quỳnh Phụ, Thái Bình",
 		"Xã Bình Dương Tây Xuân":                                   "Xã Bình Dương Tây Xuân", // no unit ends there
 		"Thôn Hạ, Xã Cao Xá, Bắc Ninh, Xóm 2":                      "Thôn Hạ, Xã Cao Xá, Bắc Ninh, Xóm 2",
+		"Năm Căn, Năm Căn Cà Mau":                                  "Năm Căn, Năm Căn, Cà Mau", // a unit's comma lost
+		"Vũ Quý, Kiến Xương. Thái Bình":                            "Vũ Quý, Kiến Xương, Thái Bình",
+		"Xã Phục Lễ, Huyện Thủy Nguyên, Thành phố Hải Phòng":       "Xã Phục Lễ, Huyện Thủy Nguyên, Thành phố Hải Phòng",
+		"Thị trấn Bút Sơn, Huyện Hoằng Hóa, Tỉnh Thanh Hóa":        "Thị trấn Bút Sơn, Huyện Hoằng Hóa, Tỉnh Thanh Hóa",
+		"Quận 3, TP. Hồ Chí Minh":                                  "Quận 3, TP. Hồ Chí Minh",
 	} {
 		if got := fixPlace(read); got != want {
 			t.Errorf("fixPlace(%q) = %q, want %q", read, got, want)

@@ -104,7 +104,7 @@ func fixProvince(words []string) []string {
 			break
 		}
 		if out, ok := endsOnProvince(words[:len(words)-junk]); ok {
-			return out
+			return commaBeforeProvince(out)
 		}
 	}
 	// Longer text read after it, a neighbour's print or the guilloche's ("Đồng Đa, Hà Nội
@@ -115,8 +115,31 @@ func fixProvince(words []string) []string {
 			break
 		}
 		if out, ok := endsOnProvince(words[:end]); ok && afterUnit(out) {
-			return out
+			return commaBeforeProvince(out)
 		}
+	}
+	return words
+}
+
+// provinceUnits are the letters of the words a province's name follows without a comma
+// when the place names its kind ("Tỉnh Quảng Ngãi", "Thành phố Hải Phòng", "TP. Hồ Chí
+// Minh", "T. Bình Dương").
+var provinceUnits = map[string]bool{"TINH": true, "PHO": true, "TP": true, "T": true}
+
+// commaBeforeProvince returns a place's words, which end on a province, with the comma that
+// ends the unit before the province where OCR lost it ("Năm Căn Cà Mau" → "Năm Căn, Cà Mau":
+// cards write each unit of a place apart), unless that word names the province's kind
+// (provinceUnits).
+func commaBeforeProvince(words []string) []string {
+	for n := 1; n <= maxProvinceWords && n < len(words); n++ {
+		if _, ok := provinceByFold[token(strings.Join(words[len(words)-n:], " "))]; !ok {
+			continue
+		}
+		prev := words[len(words)-n-1]
+		if t := token(prev); t != "" && !provinceUnits[t] && !strings.HasSuffix(prev, ",") && !strings.HasSuffix(prev, "-") {
+			words[len(words)-n-1] = strings.TrimRight(prev, ".") + ","
+		}
+		break
 	}
 	return words
 }
