@@ -131,15 +131,11 @@ var provinceUnits = map[string]bool{"TINH": true, "PHO": true, "TP": true, "T": 
 // cards write each unit of a place apart), unless that word names the province's kind
 // (provinceUnits).
 func commaBeforeProvince(words []string) []string {
-	for n := 1; n <= maxProvinceWords && n < len(words); n++ {
-		if _, ok := provinceByFold[token(strings.Join(words[len(words)-n:], " "))]; !ok {
-			continue
-		}
+	if n := provinceWords(words); n > 0 {
 		prev := words[len(words)-n-1]
 		if t := token(prev); t != "" && !provinceUnits[t] && !strings.HasSuffix(prev, ",") && !strings.HasSuffix(prev, "-") {
 			words[len(words)-n-1] = strings.TrimRight(prev, ".") + ","
 		}
-		break
 	}
 	return words
 }
@@ -147,12 +143,19 @@ func commaBeforeProvince(words []string) []string {
 // afterUnit reports whether the province a place's words end on follows a comma, the end of
 // the unit before it (a town named as a province, "Xã Bình Dương Tây", is no end).
 func afterUnit(words []string) bool {
+	n := provinceWords(words)
+	return n > 0 && strings.HasSuffix(words[len(words)-n-1], ",")
+}
+
+// provinceWords returns how many of a place's last words are its province's name, the fewest
+// that are one, with at least one word before them; 0 when none are.
+func provinceWords(words []string) int {
 	for n := 1; n <= maxProvinceWords && n < len(words); n++ {
 		if _, ok := provinceByFold[token(strings.Join(words[len(words)-n:], " "))]; ok {
-			return strings.HasSuffix(words[len(words)-n-1], ",")
+			return n
 		}
 	}
-	return false
+	return 0
 }
 
 // endsOnProvince is fixProvince for words that end on a province's letters, marks read
