@@ -11,10 +11,14 @@ import (
 // degrees, on a light surface of almost its brightness: its left and top sides step 3 luma
 // levels (under every edge pass's gradient), its right and bottom sides cast a shadow. The
 // card prints lines of text and no box. cx is the card's centre's x; the shadow below the
-// card starts shadowFrom (share of the card's width) from its left end.
-func lightCardScene(cx, rot, shadowFrom float64, seed uint64) *image.Gray {
+// card starts shadowFrom (share of the card's width) from its left end. With drift, the
+// shadow is instead a band 14 px wide that drifts away from the card along its right and
+// bottom sides, from touching it at the far corners to drift px off at the near one (a card
+// lifted off the table, lit from aside).
+func lightCardScene(cx, rot, shadowFrom, drift float64, seed uint64) *image.Gray {
 	const w, h = 1600, 1200
 	const cw, ch = 800.0, 800.0 / AspectID1
+	const band = 14.0
 	r := rand.New(rand.NewPCG(seed, 3))
 	img := image.NewGray(image.Rect(0, 0, w, h))
 	sin, cos := math.Sincos(rot * math.Pi / 180)
@@ -38,6 +42,13 @@ func lightCardScene(cx, rot, shadowFrom float64, seed uint64) *image.Gray {
 						luma = 60
 					}
 				}
+			case drift > 0:
+				if d := u - cw - drift*v/ch; v >= 0 && d >= 0 && d < band {
+					luma -= 45
+				}
+				if d := v - ch - drift*u/cw; u >= 0 && d >= 0 && d < band {
+					luma -= 45
+				}
 			case u >= shadowFrom*cw && v >= 0 && u < cw+16 && v < ch+16:
 				// The shadow beyond the right and bottom sides, darkest next to the card.
 				d := max(u-cw, v-ch)
@@ -58,7 +69,7 @@ func lightCardScene(cx, rot, shadowFrom float64, seed uint64) *image.Gray {
 func TestLightCardWithTwoSidesSeen(t *testing.T) {
 	g := NewGate(DefaultThresholds())
 	for i, rot := range []float64{0, 3, -4} {
-		res := g.Assess(lightCardScene(800, rot, 0, uint64(i)), Document)
+		res := g.Assess(lightCardScene(800, rot, 0, 0, uint64(i)), Document)
 		if !res.Passed {
 			t.Errorf("card turned %.0f°: %v, want framed", rot, res.Reasons)
 			continue
@@ -67,10 +78,36 @@ func TestLightCardWithTwoSidesSeen(t *testing.T) {
 			t.Errorf("card turned %.0f°: area %.3f (quad %s), want about 0.21", rot, res.DocumentArea, fmtQuad(res.Document))
 		}
 		for _, from := range []float64{0, 0.5} {
-			res = g.Assess(lightCardScene(250, rot, from, uint64(i)), Document)
+			res = g.Assess(lightCardScene(250, rot, from, 0, uint64(i)), Document)
 			if res.Passed {
 				t.Errorf("card turned %.0f°, cut by the frame's left edge, shadow from %.1f: framed at %s", rot, from, fmtQuad(res.Document))
 			}
+		}
+	}
+}
+
+// TestLightCardWithADriftingShadow: the shadow of a light card lifted off a light table is a
+// band that drifts away from the card along the sides it falls on, so the line found along
+// each of those sides runs from the card's edge (brighter inwards) to the shadow's outer edge
+// (darker inwards). Such a card is framed from the corner of those two sides on edges of
+// either polarity, as a last resort (before, captures of light cards on pale veined stone
+// were sent back for not_framed, 3 of 104 good captures of the evaluation corpus); cut by
+// the frame's left edge, it stays not framed.
+func TestLightCardWithADriftingShadow(t *testing.T) {
+	g := NewGate(DefaultThresholds())
+	for i, rot := range []float64{0, 3, -4} {
+		res := g.Assess(lightCardScene(800, rot, 0, 30, uint64(i)), Document)
+		if !res.Passed {
+			t.Errorf("card turned %.0f°: %v, want framed", rot, res.Reasons)
+			continue
+		}
+		// The true card covers 0.21; the sides found lie in the shadow band, a few pixels out.
+		if res.DocumentArea < 0.19 || res.DocumentArea > 0.25 {
+			t.Errorf("card turned %.0f°: area %.3f (quad %s), want about 0.21–0.24", rot, res.DocumentArea, fmtQuad(res.Document))
+		}
+		res = g.Assess(lightCardScene(250, rot, 0, 30, uint64(i)), Document)
+		if res.Passed {
+			t.Errorf("card turned %.0f°, cut by the frame's left edge: framed at %s", rot, fmtQuad(res.Document))
 		}
 	}
 }

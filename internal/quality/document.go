@@ -1,6 +1,7 @@
 package quality
 
 import (
+	"cmp"
 	"image"
 	"math"
 )
@@ -102,7 +103,9 @@ type quadCand struct {
 //     least minArea of it (minCroppedInnerArea in a picture of a document's shape), its four
 //     sides seen, one of them inferred from the other three (inferQuad), or, outside a
 //     picture of a document's shape, two inferred from the corner of the other two and a
-//     box printed on the document or the bare surface outside them (cornerQuad);
+//     box printed on the document or the bare surface outside them (cornerQuad), or, as a
+//     last resort when no pass finds one so and none cut off, on looser terms
+//     (quadFinds.lastResort);
 //   - docCutOff when a document quadrilateral has a corner outside the frame, or when two or
 //     three straight sides of a document-sized region meet the frame's border;
 //   - docTooFar when the only whole document covers less than minArea;
@@ -176,9 +179,10 @@ func locateDocument(p plane, img image.Image, w, h int, minArea float64) docFind
 		}
 		return docFinding{verdict: docFramed, quad: toImage(c), area: area}
 	}
-	var full, partial, inferred *quadCand
+	var full, partial, inferred, lastResort *quadCand
 	for _, ps := range passes {
-		f, pc, inf := searchQuads(ps.plane(), ps.grad, ps.votes, minArea, ps.corner)
+		found := searchQuads(ps.plane(), ps.grad, ps.votes, minArea, ps.corner)
+		f, inf := found.full, found.inferred
 		if f != nil && f.inside && f.area >= minArea {
 			return framed(f.corners, f.area)
 		}
@@ -192,8 +196,17 @@ func locateDocument(p plane, img image.Image, w, h int, minArea float64) docFind
 			full = f
 		}
 		if partial == nil {
-			partial = pc
+			partial = found.partial
 		}
+		if lastResort == nil {
+			lastResort = found.lastResort
+		}
+	}
+	// A last resort only where no pass saw a cut-off document: the shadowed edge of a card
+	// cut by the frame's edge, seen from the table's side, is a band too, and closes a
+	// quadrilateral of the table's grain (docgen's cut-off card on wood).
+	if lastResort != nil && partial == nil && (full == nil || full.inside) {
+		return framed(lastResort.corners, lastResort.area)
 	}
 	if cropped {
 		whole := Quad{{0, 0}, {float64(w), 0}, {float64(w), float64(h)}, {0, float64(h)}}
@@ -226,15 +239,35 @@ func isDocumentAspect(r float64) bool {
 	return false
 }
 
-// searchQuads finds the straight lines of q's edges of at least minGrad and returns the best
-// whole document quadrilateral (all four sides seen; preferring one wholly inside the frame,
-// then the largest and best supported), the best cut-off one (one or two sides on the
-// frame's border) and, when no whole one inside the frame is large enough (minArea), the
-// best with unseen sides inferred: one side from three seen ones (inferQuad), or, when
-// corner is set, two sides from the two seen at one corner (cornerQuad), anchored by a whole
-// one found too small (a box printed on the document), or, when there is none at all, with
-// bare surface outside them. Each is nil when there is none.
-func searchQuads(q plane, minGrad, fullWeight float32, minArea float64, corner bool) (full, partial, inferred *quadCand) {
+// quadFinds are what searchQuads found; each is nil when there is none.
+type quadFinds struct {
+	// full is the best whole document quadrilateral (all four sides seen; preferring one
+	// wholly inside the frame, then the largest and best supported).
+	full *quadCand
+	// partial is the best cut-off one (one or two sides on the frame's border).
+	partial *quadCand
+	// inferred is, when no whole one inside the frame is large enough, the best with unseen
+	// sides inferred: one side from three seen ones (inferQuad), or two sides from the two
+	// seen at one corner (cornerQuad), anchored by a whole one found too small (a box
+	// printed on the document), or, when there is none at all, with bare surface outside
+	// them.
+	inferred *quadCand
+	// lastResort is, when there is no large enough inferred one either, a large enough
+	// document inferred on looser terms: its seen sides allowed to be shadow bands
+	// (judgeQuad's bands), by cornerQuad anchored by a box found whole or with a side
+	// inferred (or by none), or else by inferQuad. It is the answer only when no pass finds
+	// a document otherwise: cornerQuad's parallelogram places the far corner less well than
+	// the other finds (on docgen's calibration captures, taken first, it moved the corners
+	// of five framed documents by 3–6 % of the width), and bands let a cut-off card's edge
+	// close a quadrilateral of the table's grain.
+	lastResort *quadCand
+}
+
+// searchQuads finds the straight lines of q's edges of at least minGrad and returns the
+// quadrilaterals of document shape they make (quadFinds): inferred ones only when no whole
+// one inside the frame is large enough (minArea), the ones inferred from a corner
+// (cornerQuad) only when corner is set.
+func searchQuads(q plane, minGrad, fullWeight float32, minArea float64, corner bool) quadFinds {
 	e := findEdges(q, minGrad, fullWeight)
 	minDim := float64(min(q.w, q.h))
 	lines := houghLines(e, max(8, int(minDim/24)), maxLines)
@@ -263,7 +296,8 @@ func searchQuads(q plane, minGrad, fullWeight float32, minArea float64, corner b
 		}
 	}
 	frame := float64(q.w * q.h)
-	var bestInside, bestOutside *quadCand
+	var found quadFinds
+	var bestInside, bestOutside, partial, inferred *quadCand
 	for i := range pairs {
 		for j := i + 1; j < len(pairs); j++ {
 			pa, pb := pairs[i], pairs[j]
@@ -275,7 +309,7 @@ func searchQuads(q plane, minGrad, fullWeight float32, minArea float64, corner b
 			if !ok {
 				continue
 			}
-			cand, whole := judgeQuad(c, sides, minDim, frame, fw, fh)
+			cand, whole := judgeQuad(c, sides, minDim, frame, fw, fh, false)
 			if cand == nil {
 				continue
 			}
@@ -297,20 +331,31 @@ func searchQuads(q plane, minGrad, fullWeight float32, minArea float64, corner b
 	}
 	if bestInside == nil || bestInside.area < minArea {
 		rs := sideRuns(lines, minDim)
-		inferred = inferQuad(lines, rs, q.w, q.h, minDim, frame)
-		if corner && bestInside != nil && (inferred == nil || inferred.area < minArea) {
-			if c := cornerQuad(e, lines, rs, bestInside, q.w, q.h, minDim, frame); c != nil {
+		var banded *quadCand
+		inferred, banded = inferQuad(lines, rs, q.w, q.h, minDim, frame)
+		// The last resort's anchor is a box found whole, or else one found with a side
+		// inferred (a passport's photo whose fourth side is lost in its own background), or
+		// else none (bare surface outside the inferred sides).
+		box := cmp.Or(bestInside, inferred)
+		// With a box found whole, or nothing at all: a small box found with a side inferred
+		// is no anchor here, nor is the surface around it bare.
+		if corner && (bestInside != nil || inferred == nil) && (inferred == nil || inferred.area < minArea) {
+			if c := cornerQuad(e, lines, rs, bestInside, q.w, q.h, minDim, frame, false); c != nil {
 				inferred = c
 			}
 		}
-		if corner && bestInside == nil && inferred == nil {
-			inferred = cornerQuad(e, lines, rs, nil, q.w, q.h, minDim, frame)
+		if corner && (box == nil || box.area < minArea) && (inferred == nil || inferred.area < minArea) {
+			if c := cornerQuad(e, lines, rs, box, q.w, q.h, minDim, frame, true); c != nil && c.area >= minArea {
+				found.lastResort = c
+			}
+		}
+		if corner && found.lastResort == nil && banded != nil && banded.area >= minArea {
+			found.lastResort = banded
 		}
 	}
-	if bestInside != nil {
-		return bestInside, partial, inferred
-	}
-	return bestOutside, partial, inferred
+	found.partial, found.inferred = partial, inferred
+	found.full = cmp.Or(bestInside, bestOutside)
+	return found
 }
 
 // quadCorners returns the corners of the quadrilateral whose side k lies on sides[k]
@@ -347,14 +392,15 @@ func quadCorners(sides [4]*line, w, h int) ([4][2]float64, bool) {
 //   - the ends of every seen side (next to the corners) at least minEndSupport on edges;
 //   - every seen side's supporting edges of one polarity, the same all round: the inside
 //     brighter than the outside on every side (a card on a darker surface), or darker on
-//     every side (text lines and the card's own frames mostly fail this);
+//     every side (text lines and the card's own frames mostly fail this); with a side
+//     inferred, of one polarity per side, or, when bands is set, of either (see below);
 //   - a cut-off one (one or two border sides): a corner seen (two adjacent sides not on the
 //     border), its seen sides 60 % inside and 70 % supported, at least 8 % of the frame, and
 //     where both sides of a pair are seen, the other dimension at most maxQuadAspect times
 //     their distance.
 //
 // The score is the share of the frame covered times the mean support.
-func judgeQuad(c [4][2]float64, sides [4]*line, minDim, frame, fw, fh float64) (*quadCand, bool) {
+func judgeQuad(c [4][2]float64, sides [4]*line, minDim, frame, fw, fh float64, bands bool) (*quadCand, bool) {
 	var length [4]float64
 	borders := 0
 	for k := range 4 {
@@ -408,7 +454,7 @@ func judgeQuad(c [4][2]float64, sides [4]*line, minDim, frame, fw, fh float64) (
 	// The document is brighter (or darker) than its surroundings all round: on every seen
 	// side, the edges' luma must change the same way across it, inwards.
 	gx, gy := (c[0][0]+c[1][0]+c[2][0]+c[3][0])/4, (c[0][1]+c[1][1]+c[2][1]+c[3][1])/4
-	type sideHits struct{ in, brighter, darker int }
+	type sideHits struct{ in, brighter, darker, either int }
 	// Per side: the whole side, and its two ends (a quarter of the side at each corner).
 	var hs [4][3]sideHits
 	var totBright, totDark int
@@ -421,11 +467,11 @@ func judgeQuad(c [4][2]float64, sides [4]*line, minDim, frame, fw, fh float64) (
 		trim := 0.05 * (tb - ta)          // rounded corners
 		inward := gx*l.c+gy*l.s-l.rho > 0 // the inside lies along the normal
 		for j, span := range [3][2]float64{{ta + trim, tb - trim}, {ta + trim, ta + 5*trim}, {tb - 5*trim, tb - trim}} {
-			in, rise, fall := l.support(span[0], span[1])
+			in, rise, fall, either := l.support(span[0], span[1])
 			if inward {
-				hs[k][j] = sideHits{in, rise, fall}
+				hs[k][j] = sideHits{in, rise, fall, either}
 			} else {
-				hs[k][j] = sideHits{in, fall, rise}
+				hs[k][j] = sideHits{in, fall, rise, either}
 			}
 		}
 		if total := math.Abs(tb-ta) * 0.9; hs[k][0].in == 0 || float64(hs[k][0].in) < minIn*total {
@@ -437,9 +483,19 @@ func judgeQuad(c [4][2]float64, sides [4]*line, minDim, frame, fw, fh float64) (
 	// A quadrilateral with an inferred side is one whose fourth side was too faint to see:
 	// a light card on a light table, where the sides the card's shadow falls on show the
 	// shadow's outer edge (darker inwards) and the others the card (brighter inwards). Each
-	// of its seen sides must be on edges of one polarity, its own.
+	// of its seen sides must be on edges of one polarity, its own. A shadowed side is a band,
+	// though, the card's edge (brighter inwards) a few pixels inside the shadow's outer edge
+	// (darker inwards), and the line found along it can run from the one to the other as
+	// the shadow widens (light cards on pale stone: a right side on the one for its first
+	// half and the other for its second). With bands set, each seen side must be on edges of
+	// either polarity: only for a document anchored on a box printed inside it (cornerQuad),
+	// since a card's shadowed edge seen from the table's side is the same band, and a cut-off
+	// card's edge closes a quadrilateral of the table's grain just as well.
 	inferred := sides[0].inferred || sides[1].inferred || sides[2].inferred || sides[3].inferred
 	share := func(h sideHits) float64 {
+		if inferred && bands {
+			return float64(h.either) / float64(h.in)
+		}
 		if inferred {
 			return float64(max(h.brighter, h.darker)) / float64(h.in)
 		}

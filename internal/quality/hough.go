@@ -20,10 +20,11 @@ type line struct {
 	inferred bool
 	// rise and fall are prefix sums of edge hits along the line, sampled every pixel from
 	// t0: rise[k] counts the samples t0, …, t0+k-1 near an edge whose luma grows along the
-	// normal (cos θ, sin θ), fall those near one whose luma falls; t is the position along the
-	// direction (−sin θ, cos θ) from the foot of the perpendicular from the origin.
-	t0         float64
-	rise, fall []int32
+	// normal (cos θ, sin θ), fall those near one whose luma falls, either those near an edge
+	// of either kind; t is the position along the direction (−sin θ, cos θ) from the foot of
+	// the perpendicular from the origin.
+	t0                 float64
+	rise, fall, either []int32
 }
 
 // point returns the point of l at position t.
@@ -36,8 +37,9 @@ func (l *line) param(x, y float64) float64 { return -x*l.s + y*l.c }
 
 // support returns, for the segment of l between positions ta and tb, the number of samples
 // inside the frame and how many of them lie on an edge of the line's orientation whose luma
-// rises, and falls, along the line's normal.
-func (l *line) support(ta, tb float64) (inside, rise, fall int) {
+// rises, and falls, along the line's normal, and on an edge of either kind (a sample near
+// both counts once).
+func (l *line) support(ta, tb float64) (inside, rise, fall, either int) {
 	if ta > tb {
 		ta, tb = tb, ta
 	}
@@ -45,10 +47,10 @@ func (l *line) support(ta, tb float64) (inside, rise, fall int) {
 	hi := int(math.Floor(tb-l.t0)) + 1
 	lo, hi = max(lo, 0), min(hi, len(l.rise)-1)
 	if hi <= lo {
-		return 0, 0, 0
+		return 0, 0, 0, 0
 	}
 	// Samples outside the frame are not in the profile: count only those inside.
-	return hi - lo, int(l.rise[hi] - l.rise[lo]), int(l.fall[hi] - l.fall[lo])
+	return hi - lo, int(l.rise[hi] - l.rise[lo]), int(l.fall[hi] - l.fall[lo]), int(l.either[hi] - l.either[lo])
 }
 
 // newLine returns the line of angle deg at distance rho from the origin.
@@ -81,12 +83,12 @@ func (l *line) profile(e edgeMap, tolerance int) {
 	clip(x0, -l.s, 1, float64(e.w-2))
 	clip(y0, l.c, 1, float64(e.h-2))
 	if tmax < tmin {
-		l.rise, l.fall = []int32{0}, []int32{0}
+		l.rise, l.fall, l.either = []int32{0}, []int32{0}, []int32{0}
 		return
 	}
 	l.t0 = math.Ceil(tmin)
 	n := int(math.Floor(tmax)-l.t0) + 1
-	l.rise, l.fall = make([]int32, n+1), make([]int32, n+1)
+	l.rise, l.fall, l.either = make([]int32, n+1), make([]int32, n+1), make([]int32, n+1)
 	for k := range n {
 		x, y := l.point(l.t0 + float64(k))
 		xi, yi := int(math.Round(x)), int(math.Round(y))
@@ -107,7 +109,7 @@ func (l *line) profile(e edgeMap, tolerance int) {
 				}
 			}
 		}
-		l.rise[k+1], l.fall[k+1] = l.rise[k]+rise, l.fall[k]+fall
+		l.rise[k+1], l.fall[k+1], l.either[k+1] = l.rise[k]+rise, l.fall[k]+fall, l.either[k]+max(rise, fall)
 	}
 }
 

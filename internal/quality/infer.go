@@ -86,8 +86,8 @@ type run struct{ lo, hi float64 }
 func (l *line) runs(gap, minLen float64) []run {
 	var out []run
 	start, last := -1, -1
-	for k := 0; k+1 < len(l.rise); k++ {
-		if l.rise[k+1] == l.rise[k] && l.fall[k+1] == l.fall[k] {
+	for k := 0; k+1 < len(l.either); k++ {
+		if l.either[k+1] == l.either[k] {
 			continue
 		}
 		if start >= 0 && float64(k-last) > gap {
@@ -144,12 +144,13 @@ func lineThrough(x0, y0, x1, y1 float64) (line, bool) {
 // their far ends, and the fourth side joins those ends. The quadrilateral must pass
 // judgeQuad as a whole one (shape, the three seen sides supported with their ends, one
 // polarity), the inferred side must be within maxInferSkew of c, and its corners at least
-// inferMargin inside the frame. rs are the lines' runs (sideRuns). nil when there is none.
-func inferQuad(lines []line, rs [][]run, w, h int, minDim, frame float64) *quadCand {
+// inferMargin inside the frame. rs are the lines' runs (sideRuns). banded is the best that
+// passes only with judgeQuad's shadow bands (a seen side on edges of either polarity), for
+// a last resort. Each is nil when there is none.
+func inferQuad(lines []line, rs [][]run, w, h int, minDim, frame float64) (best, banded *quadCand) {
 	tol, margin := minDim/30, minDim*inferMargin
 	fw, fh := float64(w-1), float64(h-1)
 	cx, cy := fw/2, fh/2
-	var best *quadCand
 	for i := range lines {
 		for j := i + 1; j < len(lines); j++ {
 			a, b := &lines[i], &lines[j]
@@ -195,21 +196,26 @@ func inferQuad(lines []line, rs [][]run, w, h int, minDim, frame float64) *quadC
 				ds[n] = line{deg: c.deg, c: c.c, s: c.s, rho: far[0]*c.c + far[1]*c.s, inferred: true}
 				n++
 				for m := range n {
-					cand := inferredCandidate(a, c, b, &ds[m], w, h, margin, minDim, frame)
-					if cand != nil && (best == nil || cand.score > best.score) {
-						best = cand
+					if cand := inferredCandidate(a, c, b, &ds[m], w, h, margin, minDim, frame, false); cand != nil {
+						if best == nil || cand.score > best.score {
+							best = cand
+						}
+					} else if cand := inferredCandidate(a, c, b, &ds[m], w, h, margin, minDim, frame, true); cand != nil {
+						if banded == nil || cand.score > banded.score {
+							banded = cand
+						}
 					}
 				}
 			}
 		}
 	}
-	return best
+	return best, banded
 }
 
 // inferredCandidate judges the quadrilateral with sides a, c, b and the inferred d: nil
 // unless convex, its corners at least margin inside the w × h frame and a whole document
-// by judgeQuad.
-func inferredCandidate(a, c, b, d *line, w, h int, margin, minDim, frame float64) *quadCand {
+// by judgeQuad (with its bands).
+func inferredCandidate(a, c, b, d *line, w, h int, margin, minDim, frame float64, bands bool) *quadCand {
 	fw, fh := float64(w-1), float64(h-1)
 	sides := [4]*line{a, c, b, d}
 	corners, ok := quadCorners(sides, w, h)
@@ -221,7 +227,7 @@ func inferredCandidate(a, c, b, d *line, w, h int, margin, minDim, frame float64
 			return nil
 		}
 	}
-	cand, whole := judgeQuad(corners, sides, minDim, frame, fw, fh)
+	cand, whole := judgeQuad(corners, sides, minDim, frame, fw, fh, bands)
 	if cand == nil || !whole || !cand.inside {
 		return nil
 	}
@@ -268,9 +274,10 @@ const (
 // It must keep the seen sides' far ends
 // inferMargin inside the frame (a side cut by the frame is not seen to end) and the far
 // corner within farCornerSlack of it, and pass judgeQuad as a whole one (shape, the two
-// seen sides supported to their ends, each of one polarity). e is the edge map the lines
-// were found on, rs the lines' runs (sideRuns). nil when there is none.
-func cornerQuad(e edgeMap, lines []line, rs [][]run, anchor *quadCand, w, h int, minDim, frame float64) *quadCand {
+// seen sides supported to their ends, each of one polarity, or with bands set, of either:
+// judgeQuad's shadow bands). e is the edge map the lines were found on, rs the
+// lines' runs (sideRuns). nil when there is none.
+func cornerQuad(e edgeMap, lines []line, rs [][]run, anchor *quadCand, w, h int, minDim, frame float64, bands bool) *quadCand {
 	tol, margin := minDim/30, minDim*inferMargin
 	var anchorSides []line
 	for k := range 4 {
@@ -327,7 +334,7 @@ func cornerQuad(e edgeMap, lines []line, rs [][]run, anchor *quadCand, w, h int,
 		ends:
 			for _, ea := range endsA {
 				for _, ec := range endsC {
-					if cand := cornerCandidate(e, a, c, ea, ec, anchor, w, h, minDim, frame); cand != nil {
+					if cand := cornerCandidate(e, a, c, ea, ec, anchor, w, h, minDim, frame, bands); cand != nil {
 						if best == nil || cand.score > best.score {
 							best = cand
 						}
@@ -345,8 +352,8 @@ func cornerQuad(e edgeMap, lines []line, rs [][]run, anchor *quadCand, w, h int,
 // unless both stretches are at least a tenth of minDim, the far corners inside the frame
 // (the one opposite the crossing within farCornerSlack), the anchor (when given) inside it,
 // it is a whole document by judgeQuad and, without an anchor, the surface outside its
-// inferred sides is bare.
-func cornerCandidate(e edgeMap, a, c *line, ea, ec float64, anchor *quadCand, w, h int, minDim, frame float64) *quadCand {
+// inferred sides is bare. bands is judgeQuad's.
+func cornerCandidate(e edgeMap, a, c *line, ea, ec float64, anchor *quadCand, w, h int, minDim, frame float64, bands bool) *quadCand {
 	margin := minDim * inferMargin
 	fw, fh := float64(w-1), float64(h-1)
 	px, py, _ := intersect(a, c)
@@ -383,7 +390,7 @@ func cornerCandidate(e edgeMap, a, c *line, ea, ec float64, anchor *quadCand, w,
 	if anchor != nil && !containsQuad(corners, anchor.corners) {
 		return nil
 	}
-	cand, whole := judgeQuad(corners, sides, minDim, frame, fw, fh)
+	cand, whole := judgeQuad(corners, sides, minDim, frame, fw, fh, bands)
 	if cand == nil || !whole {
 		return nil
 	}
@@ -464,7 +471,7 @@ const (
 func (l *line) denseEnd(t, end, minLen float64) float64 {
 	hit := func(p float64) bool {
 		k := int(math.Round(p - l.t0))
-		return k >= 0 && k+1 < len(l.rise) && (l.rise[k+1] != l.rise[k] || l.fall[k+1] != l.fall[k])
+		return k >= 0 && k+1 < len(l.either) && l.either[k+1] != l.either[k]
 	}
 	step := 1.0
 	if end < t {

@@ -73,7 +73,7 @@ func widenToCard(c [4][2]float64, edges []edgeMap, w, h int, minDim float64) ([4
 			trim := 0.05 * (tb - ta)
 			for _, e := range edges {
 				l.profile(e, maxSideDeviation)
-				in, rise, fall := l.support(ta+trim, tb-trim)
+				in, rise, fall, _ := l.support(ta+trim, tb-trim)
 				if float64(in) < 0.8*(tb-ta-2*trim) {
 					continue
 				}
