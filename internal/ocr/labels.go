@@ -483,10 +483,10 @@ func (ix *layoutIndex) valueOf(gi int, multiline, below bool) value {
 			chain = nil // far right of the label: another column's text
 		}
 		// Words up to one ending in a colon are the rest of the label, misread ("Họ và
-		// tên/Eull narae:" for "Full name:", "Đlace ofresidence:"): labels end in one, values
-		// do not.
+		// tên/Eull narae:" for "Full name:", "Đlace ofresidence:", "FuÍ| riarrse;"): labels
+		// end in one, values do not.
 		for k := range min(len(chain), 4) {
-			if strings.HasSuffix(ix.words[chain[k]].Text, ":") {
+			if endsLabel(ix.words[chain[k]].Text) {
 				chain = chain[k+1:]
 				break
 			}
@@ -514,12 +514,31 @@ func (ix *layoutIndex) valueOf(gi int, multiline, below bool) value {
 		}
 		start := ix.words[v.rows[0][0]].Box.Min.X
 		next := ix.belowWithin(last, g.box.Min.X-2*h, start+2*h, last.Dy(), h)
-		if len(next) == 0 {
+		if len(next) == 0 || ix.misreadLabel(next) {
 			break
 		}
 		v.rows = append(v.rows, next)
 	}
 	return v
+}
+
+// endsLabel reports whether a word ends a printed label: in a colon, or in a semicolon, which
+// OCR reads a colon as.
+func endsLabel(word string) bool {
+	return strings.HasSuffix(word, ":") || strings.HasSuffix(word, ";")
+}
+
+// misreadLabel reports whether the chain of words starts with a label no label text matched:
+// one of its first five words ends one (endsLabel). A place wrapped onto a second row never
+// holds such a word, so a row that does is the next field's ("Wøí thướng tr//Plac øf
+// esider‹e: Tố 14, …" under a place of origin).
+func (ix *layoutIndex) misreadLabel(chain []int) bool {
+	for _, i := range chain[:min(len(chain), 5)] {
+		if endsLabel(ix.words[i].Text) {
+			return true
+		}
+	}
+	return false
 }
 
 // chainRight returns the words of row r from position p rightwards: leading separators

@@ -315,6 +315,34 @@ func TestSlashReadAsASevenBetweenLabels(t *testing.T) {
 	t.Fatalf("no place_of_residence label found:\n%s", ix.dump())
 }
 
+// TestMisreadLabelsEndInAColonOrSemicolon: the subtitle of a label read beyond matching
+// ("Họ và tên/ FuÍ| riarrse;" for "Full name:") ends in a semicolon OCR read its colon as,
+// and is no value: the name is the line below. A place of origin continues on the rows below
+// it, but not onto a row that starts with a label no label text matched ("Wøí thướng
+// tr//Plac øf esider‹e:" for "Nơi thường trú/Place of residence:").
+func TestMisreadLabelsEndInAColonOrSemicolon(t *testing.T) {
+	ws := append(wordsInRow(55, 50, "Họ", "và", "tên/", "FuÍ|", "riarrse;"),
+		wordsInRow(70, 80, "LƯƠNG", "TIẾN", "NGHĨA")...)
+	ws = append(ws, wordsInRow(55, 140, "Quê", "quán/", "Place", "of", "origin:")...)
+	ws = append(ws, wordsInRow(55, 170, "Phường", "Kinh", "Bắc,", "Thành", "phố", "Bắc", "Ninh,")...)
+	ws = append(ws, wordsInRow(55, 200, "Bắc", "Ninh")...)
+	ws = append(ws, wordsInRow(55, 230, "Wøí", "thướng", "tr//Plac", "øf", "esider‹e:", "Tổ", "14,")...)
+	ix := analyse(ws)
+	got := map[string]string{}
+	for gi, g := range ix.groups {
+		got[g.field] = ix.valueOf(gi, g.field == "place_of_origin", false).text(ws)
+	}
+	if got["full_name"] != "LƯƠNG TIẾN NGHĨA" {
+		t.Errorf("full name %q, want the line below its label", got["full_name"])
+	}
+	if got["place_of_origin"] != "Phường Kinh Bắc, Thành phố Bắc Ninh, Bắc Ninh" {
+		t.Errorf("place of origin %q, want its two rows and not the misread label's row", got["place_of_origin"])
+	}
+	if t.Failed() {
+		t.Log(ix.dump())
+	}
+}
+
 // TestZoneAtThePagesEdge: a passport page whose zone's last line sits on the page's bottom
 // edge (as found, the edge can be a few pixels short of the page's) is read by the band that
 // runs past that edge; the bands that keep a margin inside it cut the line's glyph bottoms
