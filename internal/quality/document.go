@@ -179,15 +179,19 @@ func locateDocument(p plane, img image.Image, w, h int, minArea float64) docFind
 		}
 		return docFinding{verdict: docFramed, quad: toImage(c), area: area}
 	}
-	var full, partial, inferred, lastResort *quadCand
+	var full, partial, inferred, lastResort, framedInferred *quadCand
 	for _, ps := range passes {
 		found := searchQuads(ps.plane(), ps.grad, ps.votes, minArea, ps.corner)
 		f, inf := found.full, found.inferred
 		if f != nil && f.inside && f.area >= minArea {
 			return framed(f.corners, f.area)
 		}
-		if inf != nil && inf.area >= minArea {
-			return framed(inf.corners, inf.area)
+		// A document with sides inferred is the answer only when no later pass sees all
+		// four: a page whose side fades out along the way (a light passport page on pale
+		// stone) made a side inferred from where it faded across the page, 12° off, while
+		// the faint pass saw the whole page.
+		if inf != nil && inf.area >= minArea && framedInferred == nil {
+			framedInferred = inf
 		}
 		if inferred == nil {
 			inferred = inf
@@ -201,6 +205,9 @@ func locateDocument(p plane, img image.Image, w, h int, minArea float64) docFind
 		if lastResort == nil {
 			lastResort = found.lastResort
 		}
+	}
+	if framedInferred != nil {
+		return framed(framedInferred.corners, framedInferred.area)
 	}
 	// A last resort only where no pass saw a cut-off document: the shadowed edge of a card
 	// cut by the frame's edge, seen from the table's side, is a band too, and closes a
