@@ -367,6 +367,42 @@ func TestZoneAtThePagesEdge(t *testing.T) {
 	}
 }
 
+// TestZoneBelowAPageFoundWithoutIt: a passport page whose white zone lies on a white table
+// is found without the zone, as the tinted page above it (card-shaped); ReadPageMRZAt reads
+// the zone below it, ReadMRZAt (a card's back, whose zone is inside the card) does not look
+// there.
+func TestZoneBelowAPageFoundWithoutIt(t *testing.T) {
+	face := ocrbFace(t, 34)
+	want := []string{"P<VNMVO<<TIEN<TIEN<<<<<<<<<<<<<<<<<<<<<<<<<<", "B0979916<6VNM6304054M3606160040063617248<<92"}
+	img := image.NewGray(image.Rect(0, 0, 1700, 1250))
+	for i := range img.Pix {
+		img.Pix[i] = 240
+	}
+	// The page 1250 × 880 at (200, 150): the tinted part above the zone 786 high (ID-1's
+	// shape), the zone's band as white as the table.
+	for y := 150; y < 150+786; y++ {
+		for x := 200; x < 1450; x++ {
+			img.Pix[y*img.Stride+x] = 190
+		}
+	}
+	d := font.Drawer{Dst: img, Src: image.NewUniform(color.Gray{Y: 25}), Face: face}
+	for i, l := range want {
+		d.Dot = fixed.P(260, 150+880-50+i*44)
+		d.DrawString(l)
+	}
+	r := testReader(t)
+	if m, _, err := r.ReadMRZ(img); err == nil && m.Valid {
+		t.Fatalf("ReadMRZ read a zone below the card-shaped page found: %v", m.Lines)
+	}
+	m, _, top, err := r.ReadPageMRZAt(img)
+	if err != nil || m.Lines[0] != want[0] || m.Lines[1] != want[1] {
+		t.Fatalf("zone below the page found: %+v, %v; want %q", m, err, want)
+	}
+	if top > 1 {
+		t.Fatalf("zone begins at %.2f of the page found, want at most 1", top)
+	}
+}
+
 // TestZoneAboveALineOfJunk: a band run past the page's edge reads the surface below it as a
 // long line of junk; the zone is the two lines above it.
 func TestZoneAboveALineOfJunk(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/otiai10/gosseract/v2"
 
 	"github.com/idstream/idstream/internal/mrz"
+	"github.com/idstream/idstream/internal/quality"
 )
 
 // Errors of ReadMRZ, wrapped with context; test with errors.Is.
@@ -46,6 +47,18 @@ func (r *Reader) ReadMRZ(img image.Image) (*mrz.MRZ, Confidence, error) {
 // height (0 at its top edge) at which the zone's first line starts, 1 when no zone was read.
 // ReadPageAbove leaves the zone out of a page pass with it.
 func (r *Reader) ReadMRZAt(img image.Image) (*mrz.MRZ, Confidence, float64, error) {
+	return r.readMRZ(img, false)
+}
+
+// ReadPageMRZAt is ReadMRZAt for a passport's data page: when the page is found wider than a
+// page (pageBelow), its zone is also looked for below it, where only a zone its check digits
+// validate counts.
+func (r *Reader) ReadPageMRZAt(img image.Image) (*mrz.MRZ, Confidence, float64, error) {
+	return r.readMRZ(img, true)
+}
+
+// readMRZ is ReadMRZAt, or with page set ReadPageMRZAt.
+func (r *Reader) readMRZ(img image.Image, page bool) (*mrz.MRZ, Confidence, float64, error) {
 	g := toGray(img)
 	q := findDocument(img, g)
 	width := (dist(q[0], q[1]) + dist(q[3], q[2])) / 2
@@ -61,18 +74,28 @@ func (r *Reader) ReadMRZAt(img image.Image) (*mrz.MRZ, Confidence, float64, erro
 	type attempt struct {
 		top   float64
 		local bool // threshold against the local mean, for uneven light and tinted zones
-		below bool // the band runs past the document's bottom edge as found (belowEdge)
+		// below is how far (share of the document's height) the band runs past the
+		// document's bottom edge as found: belowEdge, or toPage (pageBelow).
+		below float64
 	}
-	var extended *image.Gray
-	for _, a := range []attempt{{0.68, false, false}, {0.55, false, false}, {0.68, true, false}, {0.55, true, false}, {0, false, false},
-		{0.55, false, true}, {0.55, true, true}} {
+	attempts := []attempt{{0.68, false, 0}, {0.55, false, 0}, {0.68, true, 0}, {0.55, true, 0}, {0, false, 0},
+		{0.55, false, belowEdge}, {0.55, true, belowEdge}}
+	if f := pageBelow(width, height); page && f > 0 {
+		attempts = append(attempts, attempt{0.55, false, f}, attempt{0.55, true, f})
+	}
+	extended := map[float64]*image.Gray{}
+	for _, a := range attempts {
 		// Inner margins keep slivers of the background (imprecise corners) out of the band.
 		region := crop(doc, image.Rect(mrzWidth/60, int(a.top*float64(h)), mrzWidth-mrzWidth/60, h-h/60))
-		if a.below {
-			if extended == nil {
-				extended = rectify(g, extendDown(q, belowEdge), mrzWidth, int(float64(h)*(1+belowEdge)))
+		if a.below > 0 {
+			if extended[a.below] == nil {
+				extended[a.below] = rectify(g, extendDown(q, a.below), mrzWidth, int(float64(h)*(1+a.below)))
 			}
-			region = crop(extended, image.Rect(mrzWidth/60, int(a.top*float64(h)), mrzWidth-mrzWidth/60, h+int(belowEdge*float64(h)/2)))
+			end := h + int(a.below*float64(h)/2)
+			if a.below != belowEdge {
+				end = extended[a.below].Rect.Dy()
+			}
+			region = crop(extended[a.below], image.Rect(mrzWidth/60, int(a.top*float64(h)), mrzWidth-mrzWidth/60, end))
 		}
 		band := binarise(region)
 		if a.local {
@@ -83,12 +106,12 @@ func (r *Reader) ReadMRZAt(img image.Image) (*mrz.MRZ, Confidence, float64, erro
 			return nil, 0, 1, err
 		}
 		m, conf, lineTop := bestMRZ(lines)
-		if m == nil || (a.below && !m.Valid) {
+		if m == nil || (a.below > 0 && !m.Valid) {
 			// A band run past the document reads the surface below it too: only a zone
 			// its check digits validate counts from there.
 			continue
 		}
-		top := (a.top*float64(h) + float64(lineTop)) / float64(h)
+		top := min(1, (a.top*float64(h)+float64(lineTop))/float64(h))
 		if m.Valid && plausible(m) {
 			return m, conf, top, nil
 		}
@@ -112,6 +135,18 @@ func (r *Reader) ReadMRZAt(img image.Image) (*mrz.MRZ, Confidence, float64, erro
 // the bottom edge found: a passport page whose zone is printed close to its edge, found a
 // few pixels short of it, had the bottoms of its last line cut (9 read as O, 6 as A, 8 as R).
 const belowEdge = 0.04
+
+// pageBelow returns how far (share of its height) a passport page found width × height must
+// be extended down to a page's shape, and by twice belowEdge more (a zone printed close to
+// the page's edge), 0 when it has one (within 5 %): a page whose white zone lies on a white
+// table is found without the zone, the page above it (card-shaped, 1.6 times as wide as
+// high), and its zone is read below it.
+func pageBelow(width, height float64) float64 {
+	if r := width / height; r > quality.AspectPassport*1.05 {
+		return r/quality.AspectPassport - 1 + 2*belowEdge
+	}
+	return 0
+}
 
 // extendDown returns q with its bottom side moved down by f of its sides' lengths.
 func extendDown(q quad, f float64) quad {

@@ -252,7 +252,11 @@ func (g *group) readFrontByNumber(img image.Image) (*reading, error) {
 // but no recognised text has no printed layout. A zone that fails its check digits on a
 // document whose text shows a type without one is dropped.
 func (g *group) readZoneSide(img image.Image, side string) (*reading, error) {
-	zone, conf, zoneTop, err := g.reader.ReadMRZAt(img)
+	readZone := g.reader.ReadMRZAt
+	if side == SidePassport {
+		readZone = g.reader.ReadPageMRZAt
+	}
+	zone, conf, zoneTop, err := readZone(img)
 	switch {
 	case err == nil, errors.Is(err, ocr.ErrMRZCheckDigits):
 	case errors.Is(err, ocr.ErrNoMRZ):
