@@ -199,8 +199,9 @@ func TestPlaceReadWhole(t *testing.T) {
 	}
 }
 
-// TestCutShort: a place ending on a comma, and marks ending on a distance or a direction,
-// lost their last line; whole ones, another field or an unread place did not.
+// TestCutShort: a place ending on a comma or on a name that is no province, and marks
+// ending on a distance or a direction, lost their last line; whole ones (a place of birth
+// named by its province alone), another field or an unread place did not.
 func TestCutShort(t *testing.T) {
 	for _, tc := range []struct {
 		f    Field
@@ -209,6 +210,10 @@ func TestCutShort(t *testing.T) {
 		{Field{Name: "place_of_residence", Value: "Thôn Hạ, X. Cao Xá, H. Lâm Thao,", Valid: true}, true},
 		{Field{Name: "address", Value: "Tổ 5, Xã Uy Nỗ,", Valid: true}, true},
 		{Field{Name: "place_of_residence", Value: "Thôn Hạ, X. Cao Xá, H. Lâm Thao, Phú Thọ", Valid: true}, false},
+		{Field{Name: "place_of_residence", Value: "355/3 Phố Huế, Phước Hội, Đất", Valid: true}, true},
+		{Field{Name: "place_of_residence", Value: "Số 5 ngõ 99 Võ Thị Sáu, Dư Hàng, Lê", Valid: true}, true},
+		{Field{Name: "place_of_residence", Value: "355/3 Phố Huế, Phước Hội, Đất Đỏ, Bà Rịa – Vũng Tàu", Valid: true}, false},
+		{Field{Name: "place_of_birth", Value: "Nghệ An", Valid: true}, false},
 		{Field{Name: "identifying_marks", Value: "Sẹo chấm C 1cm,", Valid: true}, true},
 		{Field{Name: "identifying_marks", Value: "Nốt ruồi C 1cm dưới", Valid: true}, true},
 		{Field{Name: "identifying_marks", Value: "Nốt ruồi C 1cm dưới trước cánh mũi trái", Valid: true}, false},

@@ -221,18 +221,25 @@ func province(text string) (string, bool) {
 func isPlace(name string) bool { return name == "address" || strings.HasPrefix(name, "place_of_") }
 
 // CutShort reports whether f is a place or a mark read short of its end (the line that
-// continues it was lost): a place ends on its province, never on the comma before the next
-// unit; identifying marks end on the part of the face or body where the mark lies, never on
-// a word that leads to it (markLeads).
+// continues it was lost): a place ends on its province (a place named by its province alone
+// is one), never on the comma before the next unit nor on another name ("…, Phước Hội, Đất"
+// for "…, Đất Đỏ, Bà Rịa - Vũng Tàu"); identifying marks end on the part of the face or body
+// where the mark lies, never on a word that leads to it (markLeads).
 func CutShort(f Field) bool {
 	if !f.Valid {
 		return false
 	}
+	ws := strings.Fields(f.Value)
 	if f.Name == "identifying_marks" {
-		ws := strings.Fields(f.Value)
 		return len(ws) > 0 && markLeads(ws[len(ws)-1])
 	}
-	return isPlace(f.Name) && strings.HasSuffix(f.Value, ",")
+	if !isPlace(f.Name) {
+		return false
+	}
+	if _, whole := provinceByFold[token(f.Value)]; whole {
+		return false
+	}
+	return strings.HasSuffix(f.Value, ",") || provinceWords(ws) == 0
 }
 
 // markLeads reports whether a word of identifying marks leads to more: a distance ("1cm",
