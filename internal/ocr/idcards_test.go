@@ -124,6 +124,7 @@ func TestNormalizeLongDate(t *testing.T) {
 		"Ngay 3 thang 6 nam 2014":   "2014-06-03",
 		"Ngày 31 tháng 02 năm 2014": "",
 		"Ngày 03 tháng 06 năm 14":   "",
+		"Ngày 03 tháng 06 năm 1814": "",
 		"03/06/2014 12":             "",
 	} {
 		got, ok := NormalizeLongDate(in)

@@ -612,6 +612,12 @@ func TestDateWithAMarkAfterIt(t *testing.T) {
 	if got, ok := NormalizeDate("22-05-19647"); ok {
 		t.Errorf("NormalizeDate(22-05-19647) = %q, valid", got)
 	}
+	// A year no living person's document names is a digit misread, read again.
+	for _, read := range []string{"17/04/1872", "17/04/2172"} {
+		if got, ok := NormalizeDate(read); ok {
+			t.Errorf("NormalizeDate(%q) = %q, valid", read, got)
+		}
+	}
 }
 
 // TestVietnameseNumberFormInTheZone: a passport zone misread into a number that is no

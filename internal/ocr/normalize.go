@@ -144,10 +144,18 @@ func digitsOf(s string) string {
 	}, s)
 }
 
+// Years a date on a living person's document can name (a birth, an issue, an expiry): a
+// year outside them is a digit misread ("1872" for 1972), and the date is read again.
+const (
+	minDocumentYear = 1900
+	maxDocumentYear = 2099
+)
+
 // NormalizeDate reads a date printed as DD/MM/YYYY (any separators, or none) and returns it
-// as YYYY-MM-DD; ok is false, with the digits read, when they do not make a calendar date.
-// Digits read beyond the date ("22-05- 1964 <7", a mark after it) are left out when the date
-// stands on its own with its separators.
+// as YYYY-MM-DD; ok is false, with the digits read, when they do not make a calendar date
+// of a year from minDocumentYear to maxDocumentYear. Digits read beyond the date ("22-05-
+// 1964 <7", a mark after it) are left out when the date stands on its own with its
+// separators.
 func NormalizeDate(s string) (string, bool) {
 	d := digitsOf(s)
 	if m := separatedDate.FindStringSubmatch(s); len(d) != 8 && m != nil {
@@ -157,7 +165,7 @@ func NormalizeDate(s string) (string, bool) {
 		return d, false
 	}
 	t, err := time.Parse("02012006", d)
-	if err != nil {
+	if err != nil || t.Year() < minDocumentYear || t.Year() > maxDocumentYear {
 		return d, false
 	}
 	return t.Format(time.DateOnly), true
@@ -166,14 +174,15 @@ func NormalizeDate(s string) (string, bool) {
 // NormalizeLongDate reads a date written out as on the back of the 9-digit card, "Ngày 15
 // tháng 03 năm 2012" (the words may be misread: only the three groups of digits count, day,
 // month and year in that order), and returns it as YYYY-MM-DD; ok is false, with the
-// normalised text, when the groups do not make a calendar date.
+// normalised text, when the groups do not make a calendar date of a year from
+// minDocumentYear to maxDocumentYear.
 func NormalizeLongDate(s string) (string, bool) {
 	groups := strings.FieldsFunc(s, func(r rune) bool { return r < '0' || r > '9' })
 	if len(groups) != 3 || len(groups[0]) > 2 || len(groups[1]) > 2 || len(groups[2]) != 4 {
 		return s, false
 	}
 	t, err := time.Parse("2-1-2006", strings.Join(groups, "-"))
-	if err != nil {
+	if err != nil || t.Year() < minDocumentYear || t.Year() > maxDocumentYear {
 		return s, false
 	}
 	return t.Format(time.DateOnly), true
