@@ -24,7 +24,9 @@ type FieldSpec struct {
 // reads (both sides of the 9-digit, 12-digit and chip ID cards and of the 2024 identity card,
 // the passport data page and the vehicle registration), Vietnamese and English, folded
 // (upper case, no diacritics, letters and digits only). A label of another document or a
-// caption with no field ("" names) still stops a value that runs into it.
+// caption with no field ("" names) still stops a value that runs into it. A long label
+// whose first word is small print OCR loses ("Nơi" read "ẢW§", "INGf" before "đăng ký khai
+// sinh" on the 2024 card's back) is also matched without it.
 var labelTexts = map[string][]string{
 	"id_number": {"SO", "NO", "SONO", "SODINHDANHCANHAN", "PERSONALIDENTIFICATIONNUMBER", "PERSONALIDNO",
 		"PERSONALNO", "SOGCMND", "SOCMND", "IDCARDNO", "SOCCCD", "SOGCMNDIDCARDNO"},
@@ -34,8 +36,8 @@ var labelTexts = map[string][]string{
 	"sex":                {"GIOITINH", "SEX"},
 	"nationality":        {"QUOCTICH", "NATIONALITY"},
 	"place_of_origin":    {"QUEQUAN", "PLACEOFORIGIN", "NGUYENQUAN"},
-	"place_of_residence": {"NOITHUONGTRU", "PLACEOFRESIDENCE", "NOICUTRU", "NOIDKHKTHUONGTRU", "NOIDANGKYHOKHAUTHUONGTRU"},
-	"place_of_birth":     {"NOISINH", "PLACEOFBIRTH", "NOIDANGKYKHAISINH", "PLACEOFBIRTHREGISTRATION"},
+	"place_of_residence": {"NOITHUONGTRU", "PLACEOFRESIDENCE", "NOICUTRU", "CUTRU", "NOIDKHKTHUONGTRU", "NOIDANGKYHOKHAUTHUONGTRU"},
+	"place_of_birth":     {"NOISINH", "PLACEOFBIRTH", "NOIDANGKYKHAISINH", "DANGKYKHAISINH", "PLACEOFBIRTHREGISTRATION"},
 	"expiry_date":        {"COGIATRIDEN", "DATEOFEXPIRY", "NGAYTHANGNAMHETHAN", "NGAYHETHAN", "EXPIRYDATE"},
 	"issue_date":         {"NGAYTHANGNAM", "DATEMONTHYEAR", "NGAYCAP", "DATEOFISSUE", "NGAYTHANGNAMCAP"},
 	"identifying_marks":  {"DACDIEMNHANDANG", "PERSONALIDENTIFICATION", "DAUVETRIENGVADIHINH", "DAUVETRIENG"},
@@ -514,7 +516,7 @@ func (ix *layoutIndex) valueOf(gi int, multiline, below bool) value {
 		}
 		start := ix.words[v.rows[0][0]].Box.Min.X
 		next := ix.belowWithin(last, g.box.Min.X-2*h, start+2*h, last.Dy(), h)
-		if len(next) == 0 || ix.misreadLabel(next) {
+		if len(next) == 0 || ix.misreadLabel(next) || ix.labelAfter(next) {
 			break
 		}
 		v.rows = append(v.rows, next)
@@ -539,6 +541,21 @@ func (ix *layoutIndex) misreadLabel(chain []int) bool {
 		}
 	}
 	return false
+}
+
+// labelAfter reports whether a label follows the chain of words closely on its row (within
+// the gap chainRight bridges; a label further right is another column's): the chain is a
+// label's first word, misread ("INGf đăng ký khai sinh", the label matched without "Nơi"),
+// not a value's next line.
+func (ix *layoutIndex) labelAfter(chain []int) bool {
+	last := chain[len(chain)-1]
+	row := ix.rows[ix.rowOf[last]]
+	p := ix.posOf[last] + 1
+	if p >= len(row) || ix.label[row[p]] < 0 {
+		return false
+	}
+	prev, next := ix.words[last].Box, ix.words[row[p]].Box
+	return next.Min.X-prev.Max.X <= 3*max(prev.Dy(), next.Dy())
 }
 
 // chainRight returns the words of row r from position p rightwards: leading separators

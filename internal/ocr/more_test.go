@@ -367,6 +367,32 @@ func TestZoneAtThePagesEdge(t *testing.T) {
 	}
 }
 
+// TestLabelsWithTheirFirstWordLost: the 2024 card's back prints "Nơi cư trú / Place of
+// residence:" and "Nơi đăng ký khai sinh / Place of birth:" small, and OCR loses "Nơi" ("ẢW§",
+// "INGf") and garbles the English; the labels still match without it, each place is the line
+// below its label, and the place of residence does not run on through the next label's row.
+func TestLabelsWithTheirFirstWordLost(t *testing.T) {
+	ws := append(wordsInRow(53, 45, "ẢW§", "cư", "trữ", "7", "Place", "of", "resödemre-"),
+		wordsInRow(67, 77, "Thôn", "Thượng,", "Xã", "Hàm", "Rồng,", "Tỉnh", "Cà", "Mau")...)
+	ws = append(ws, wordsInRow(53, 111, "INGf", "đăng", "ký", "khai", "sinh", "/", "Plaoe", "of", "búnh-")...)
+	ws = append(ws, wordsInRow(67, 147, "Thị", "trấn", "Đầm", "Dơi,", "Tỉnh", "Cà", "Mau")...)
+	ix := analyse(ws)
+	want := map[string]string{"place_of_residence": "Thôn Thượng, Xã Hàm Rồng, Tỉnh Cà Mau", "place_of_birth": "Thị trấn Đầm Dơi, Tỉnh Cà Mau"}
+	for gi, g := range ix.groups {
+		w, ok := want[g.field]
+		if !ok {
+			continue
+		}
+		if got := ix.valueOf(gi, true, false).text(ws); got != w {
+			t.Errorf("%s: %q, want %q", g.field, got, w)
+		}
+		delete(want, g.field)
+	}
+	if len(want) > 0 {
+		t.Fatalf("labels not found: %v\n%s", want, ix.dump())
+	}
+}
+
 // TestZoneBelowAPageFoundWithoutIt: a passport page whose white zone lies on a white table
 // is found without the zone, as the tinted page above it (card-shaped); ReadPageMRZAt reads
 // the zone below it, ReadMRZAt (a card's back, whose zone is inside the card) does not look
@@ -594,6 +620,8 @@ func TestPlaceAsPrinted(t *testing.T) {
 		"Vũ Quý, Kiến Xương. Thái Bình":                            "Vũ Quý, Kiến Xương, Thái Bình",
 		"Xã Phục Lễ, Huyện Thủy Nguyên, Thành phố Hải Phòng":       "Xã Phục Lễ, Huyện Thủy Nguyên, Thành phố Hải Phòng",
 		"Thị trấn Bút Sơn, Huyện Hoằng Hóa, Tỉnh Thanh Hóa":        "Thị trấn Bút Sơn, Huyện Hoằng Hóa, Tỉnh Thanh Hóa",
+		"Thị trấn Đầm Dơi, Huyện Đầm Dơi, Tĩnh Cà Mau":             "Thị trấn Đầm Dơi, Huyện Đầm Dơi, Tỉnh Cà Mau",
+		"Xã Hàm Rồng, Huyện Năm Căn, Tính Cả Mau":                  "Xã Hàm Rồng, Huyện Năm Căn, Tỉnh Cà Mau",
 		"Quận 3, TP. Hồ Chí Minh":                                  "Quận 3, TP. Hồ Chí Minh",
 	} {
 		if got := fixPlace(read); got != want {

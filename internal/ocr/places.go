@@ -129,11 +129,16 @@ var provinceUnits = map[string]bool{"TINH": true, "PHO": true, "TP": true, "T": 
 // commaBeforeProvince returns a place's words, which end on a province, with the comma that
 // ends the unit before the province where OCR lost it ("Năm Căn Cà Mau" → "Năm Căn, Cà Mau":
 // cards write each unit of a place apart), unless that word names the province's kind
-// (provinceUnits).
+// (provinceUnits); "Tỉnh" there gets its marks when OCR read them wrong ("Tính Cà Mau",
+// "Tĩnh Cà Mau").
 func commaBeforeProvince(words []string) []string {
 	if n := provinceWords(words); n > 0 {
 		prev := words[len(words)-n-1]
-		if t := token(prev); t != "" && !provinceUnits[t] && !strings.HasSuffix(prev, ",") && !strings.HasSuffix(prev, "-") {
+		t := token(prev)
+		switch {
+		case t == "TINH" && prev == strings.TrimRight(prev, ".,"):
+			words[len(words)-n-1] = inCaseOf("Tỉnh", []string{prev})
+		case t != "" && !provinceUnits[t] && !strings.HasSuffix(prev, ",") && !strings.HasSuffix(prev, "-"):
 			words[len(words)-n-1] = strings.TrimRight(prev, ".") + ","
 		}
 	}
