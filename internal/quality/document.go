@@ -101,11 +101,11 @@ type quadCand struct {
 //     the document (as SDKs do), whose sides are then the frame's;
 //   - docFramed when a document lies wholly inside the frame (minBorderGap) and covers at
 //     least minArea of it (minCroppedInnerArea in a picture of a document's shape), its four
-//     sides seen, one of them inferred from the other three (inferQuad), or, outside a
-//     picture of a document's shape, two inferred from the corner of the other two and a
-//     box printed on the document or the bare surface outside them (cornerQuad), or, as a
-//     last resort when no pass finds one so and none cut off, on looser terms
-//     (quadFinds.lastResort);
+//     sides seen (in any pass), or else one of them inferred from the other three
+//     (inferQuad), or, outside a picture of a document's shape, two inferred from the corner
+//     of the other two and a box printed on the document or the bare surface outside them
+//     (cornerQuad), or, as a last resort when no pass finds one so and none cut off, on
+//     looser terms (quadFinds.lastResort);
 //   - docCutOff when a document quadrilateral has a corner outside the frame, or when two or
 //     three straight sides of a document-sized region meet the frame's border;
 //   - docTooFar when the only whole document covers less than minArea;
@@ -137,7 +137,8 @@ func locateDocument(p plane, img image.Image, w, h int, minArea float64) docFind
 	// (faintGradient). Then, when img is given in colour, the last two on each chroma plane
 	// (chromaPlanes), for a card of the table's brightness but not its hue. In each, a whole
 	// quadrilateral of four seen sides first, then one with a side inferred from three seen
-	// ones (inferQuad). The first framed document found is the answer.
+	// ones (inferQuad). The first framed document with four sides seen is the answer, else
+	// the first with sides inferred, else the first last resort.
 	type pass struct {
 		plane       func() plane
 		grad, votes float32
