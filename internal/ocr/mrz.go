@@ -340,8 +340,14 @@ var (
 const maxAmbiguous = 10
 
 // correctMRZ fixes line lengths and classic confusions and returns the first valid parse, or
-// the plain parse when none is valid (nil when the text is not an MRZ at all).
+// the plain parse when none is valid (nil when the text is not an MRZ at all), with a
+// Vietnamese holder's name syllables fixed (fixZoneNames).
 func correctMRZ(lines []string, n int) *mrz.MRZ {
+	return fixZoneNames(correctZone(lines, n))
+}
+
+// correctZone is correctMRZ without the names' fix.
+func correctZone(lines []string, n int) *mrz.MRZ {
 	classes := mrzClasses[n]
 	variants := [][]string{{}}
 	for _, l := range lines {
