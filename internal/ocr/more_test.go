@@ -85,6 +85,27 @@ func TestCorrectMRZFixesConfusionsOnlyWhenCheckDigitsAgree(t *testing.T) {
 	}
 }
 
+// TestZoneFirstGlyphLostOrReadTwice: a card's zone whose first line lost its document code's
+// I at the band's edge ("DVNM…"), or read a 0 of its document number twice, as O and 0 (a
+// line a glyph too long), is read as printed: dropping the line's first glyph instead meets
+// the check digits too ("DVNMO0…"), but makes no document code.
+func TestZoneFirstGlyphLostOrReadTwice(t *testing.T) {
+	want := cardrender.SyntheticPerson(44).TD1()
+	k := strings.IndexByte(want[0][5:14], '0')
+	if k < 0 {
+		t.Fatalf("test person's document number %q has no 0", want[0][5:14])
+	}
+	lost, twice := slices.Clone(want), slices.Clone(want)
+	lost[0] = want[0][1:]
+	twice[0] = want[0][:5+k] + "O" + want[0][5+k:]
+	for _, read := range [][]string{lost, twice} {
+		m := correctMRZ(read, 30)
+		if m == nil || !m.Valid || m.Lines[0] != want[0] {
+			t.Errorf("read %q: %+v, want line 1 %q", read, m, want[0])
+		}
+	}
+}
+
 // TestOpenExpiryReadWithAZero: a card that does not expire prints six fillers for its
 // expiry; one of them read as a zero passes every check digit (both count 0), and the zone is
 // read with the fillers it prints.

@@ -320,6 +320,44 @@ func lengthVariants(t string, n int) []string {
 		add(t[:n])
 		add(t[-d:])
 	}
+	// One glyph read twice as two look-alikes ("3O04…" for "304…": its 0 read as O and 0):
+	// either of two neighbours that are one character to a zone (toDigit) dropped.
+	if d == -1 {
+		for i := 0; i+1 < len(t); i++ {
+			if asDigit(t[i]) == asDigit(t[i+1]) && t[i] != t[i+1] {
+				add(t[:i] + t[i+1:])
+				add(t[:i+1] + t[i+2:])
+			}
+		}
+	}
+	return out
+}
+
+// asDigit returns the digit c is read for in a zone's digit field (toDigit), c itself when it
+// is none.
+func asDigit(c byte) byte {
+	if d, ok := toDigit[c]; ok {
+		return d
+	}
+	return c
+}
+
+// documentCodes are the letters a zone's first line begins with, by line length: an identity
+// card's (TD1, TD2) I, A or C; a passport's (TD3) P.
+var documentCodes = map[int]string{30: "IAC", 36: "IAC", 44: "P"}
+
+// codeLost returns ways to bring a zone's first line t to n characters with the document
+// code's first letter put back where it was lost at the line's start ("DVNMI8273…" for
+// "IDVNM18273…", the band's margin cutting the I off), when t begins with none of them.
+func codeLost(t string, n int) []string {
+	codes := documentCodes[n]
+	if t == "" || strings.IndexByte(codes, t[0]) >= 0 {
+		return nil
+	}
+	var out []string
+	for _, c := range []byte(codes) {
+		out = append(out, lengthVariants(string(c)+t, n)...)
+	}
 	return out
 }
 
@@ -339,9 +377,12 @@ var (
 // maxAmbiguous bounds the alphanumeric positions tried together (2^n parses).
 const maxAmbiguous = 10
 
-// correctMRZ fixes line lengths and classic confusions and returns the first valid parse, or
-// the plain parse when none is valid (nil when the text is not an MRZ at all), with a
-// Vietnamese holder's name syllables fixed (fixZoneNames).
+// correctMRZ fixes line lengths and classic confusions and returns the first valid parse
+// that is plausible, else the first valid one, else the plain parse when none is valid (nil
+// when the text is not an MRZ at all), with a Vietnamese holder's name syllables fixed
+// (fixZoneNames). A line cut at its start meets the check digits too when the fields they
+// cover keep their places ("DVNMO0991…"), so a parse with no document code is no answer
+// while another reading makes one.
 func correctMRZ(lines []string, n int) *mrz.MRZ {
 	return fixZoneNames(correctZone(lines, n))
 }
@@ -350,16 +391,29 @@ func correctMRZ(lines []string, n int) *mrz.MRZ {
 func correctZone(lines []string, n int) *mrz.MRZ {
 	classes := mrzClasses[n]
 	variants := [][]string{{}}
-	for _, l := range lines {
+	for i, l := range lines {
+		lvs := lengthVariants(l, n)
+		if i == 0 {
+			lvs = append(lvs, codeLost(l, n)...)
+		}
 		var next [][]string
 		for _, v := range variants {
-			for _, lv := range lengthVariants(l, n) {
+			for _, lv := range lvs {
 				next = append(next, append(append([]string{}, v...), lv))
 			}
 		}
 		variants = next
 	}
-	var first *mrz.MRZ
+	var first, implausible *mrz.MRZ
+	valid := func(m *mrz.MRZ) bool {
+		if plausible(m) {
+			return true
+		}
+		if implausible == nil {
+			implausible = m
+		}
+		return false
+	}
 	for _, v := range variants {
 		fixed := make([]string, len(v))
 		var amb [][2]int // line, position of confusable alphanumerics
@@ -389,7 +443,10 @@ func correctZone(lines []string, n int) *mrz.MRZ {
 			continue
 		}
 		if m.Valid {
-			return m
+			if valid(m) {
+				return m
+			}
+			continue
 		}
 		if first == nil {
 			first = m
@@ -400,9 +457,15 @@ func correctZone(lines []string, n int) *mrz.MRZ {
 		// Try every subset of substitutions, fewest changes first.
 		for k := 1; k <= len(amb); k++ {
 			if m := trySubsets(fixed, amb, k); m != nil {
-				return m
+				if valid(m) {
+					return m
+				}
+				break
 			}
 		}
+	}
+	if implausible != nil {
+		return implausible
 	}
 	return first
 }
