@@ -59,8 +59,10 @@ const (
 	// reach. The third pass runs only when the first two found no framed document.
 	faintGradient = 4
 	faintWeight   = 8
-	// maxLines is how many of the strongest straight lines are combined into quadrilaterals.
-	maxLines = 48
+	// maxLines is how many of the strongest straight lines are combined into quadrilaterals;
+	// combinedLines how many of each plane's when the three planes are searched together.
+	maxLines      = 48
+	combinedLines = 16
 )
 
 // Quad is a quadrilateral in image pixels, its corners in order around it.
@@ -210,6 +212,24 @@ func locateDocument(p plane, img image.Image, w, h int, minArea float64) docFind
 	if framedInferred != nil {
 		return framed(framedInferred.corners, framedInferred.area)
 	}
+	// A light card on pale stone can show each side in one plane only, its shadowed sides in
+	// luma and its tinted top in chroma: last, in colour, the faint lines of the three
+	// planes are searched together (combinedLines of each, profiled on their own plane).
+	if _, grey := img.(*image.Gray); lastResort == nil && !cropped && img != nil && !grey {
+		e, lines := planeLines(q, faintGradient, faintWeight)
+		lines = lines[:min(len(lines), combinedLines)]
+		for _, c := range []plane{colour(false)(), colour(true)()} {
+			_, more := planeLines(c, faintGradient, faintWeight)
+			lines = append(lines, more[:min(len(more), combinedLines)]...)
+		}
+		found := quadsOf(e, lines, q.w, q.h, minArea, true, true)
+		for _, c := range []*quadCand{found.full, found.inferred, found.lastResort} {
+			if c != nil && c.inside && c.area >= minArea {
+				lastResort = c
+				break
+			}
+		}
+	}
 	// A last resort only where no pass saw a cut-off document: the shadowed edge of a card
 	// cut by the frame's edge, seen from the table's side, is a band too, and closes a
 	// quadrilateral of the table's grain (docgen's cut-off card on wood).
@@ -276,13 +296,28 @@ type quadFinds struct {
 // one inside the frame is large enough (minArea), the ones inferred from a corner
 // (cornerQuad) only when corner is set.
 func searchQuads(q plane, minGrad, fullWeight float32, minArea float64, corner bool) quadFinds {
+	e, lines := planeLines(q, minGrad, fullWeight)
+	return quadsOf(e, lines, q.w, q.h, minArea, corner, false)
+}
+
+// planeLines returns q's edges of at least minGrad (fullWeight one vote) and their straight
+// lines (at most maxLines, strongest first), each profiled on those edges.
+func planeLines(q plane, minGrad, fullWeight float32) (edgeMap, []line) {
 	e := findEdges(q, minGrad, fullWeight)
-	minDim := float64(min(q.w, q.h))
-	lines := houghLines(e, max(8, int(minDim/24)), maxLines)
+	lines := houghLines(e, max(8, min(q.w, q.h)/24), maxLines)
 	for i := range lines {
 		lines[i].profile(e, maxSideDeviation)
 	}
-	fw, fh := float64(q.w-1), float64(q.h-1)
+	return e, lines
+}
+
+// quadsOf is searchQuads on lines already found (each profiled on its own plane's edges) in
+// a w × h frame; e is the edge map cornerQuad looks for bare surface on. With bands set, a
+// whole quadrilateral's sides are judged as shadow bands too (judgeQuad): lines of several
+// planes.
+func quadsOf(e edgeMap, lines []line, w, h int, minArea float64, corner, bands bool) quadFinds {
+	minDim := float64(min(w, h))
+	fw, fh := float64(w-1), float64(h-1)
 	lines = append(lines,
 		line{deg: 0, c: 1, rho: 0, border: true}, line{deg: 0, c: 1, rho: fw, border: true},
 		line{deg: 90, s: 1, rho: 0, border: true}, line{deg: 90, s: 1, rho: fh, border: true})
@@ -303,7 +338,7 @@ func searchQuads(q plane, minGrad, fullWeight float32, minArea float64, corner b
 			pairs = append(pairs, pair{a, b, meanAngle(a.deg, b.deg)})
 		}
 	}
-	frame := float64(q.w * q.h)
+	frame := float64(w * h)
 	var found quadFinds
 	var bestInside, bestOutside, partial, inferred *quadCand
 	for i := range pairs {
@@ -313,11 +348,11 @@ func searchQuads(q plane, minGrad, fullWeight float32, minArea float64, corner b
 				continue
 			}
 			sides := [4]*line{pa.a, pb.b, pa.b, pb.a} // side k runs from corner k to corner k+1
-			c, ok := quadCorners(sides, q.w, q.h)
+			c, ok := quadCorners(sides, w, h)
 			if !ok {
 				continue
 			}
-			cand, whole := judgeQuad(c, sides, minDim, frame, fw, fh, false)
+			cand, whole := judgeQuad(c, sides, minDim, frame, fw, fh, bands)
 			if cand == nil {
 				continue
 			}
@@ -340,7 +375,7 @@ func searchQuads(q plane, minGrad, fullWeight float32, minArea float64, corner b
 	if bestInside == nil || bestInside.area < minArea {
 		rs := sideRuns(lines, minDim)
 		var banded *quadCand
-		inferred, banded = inferQuad(lines, rs, q.w, q.h, minDim, frame)
+		inferred, banded = inferQuad(lines, rs, w, h, minDim, frame)
 		// The last resort's anchor is a box found whole, or else one found with a side
 		// inferred (a passport's photo whose fourth side is lost in its own background), or
 		// else none (bare surface outside the inferred sides).
@@ -348,12 +383,12 @@ func searchQuads(q plane, minGrad, fullWeight float32, minArea float64, corner b
 		// With a box found whole, or nothing at all: a small box found with a side inferred
 		// is no anchor here, nor is the surface around it bare.
 		if corner && (bestInside != nil || inferred == nil) && (inferred == nil || inferred.area < minArea) {
-			if c := cornerQuad(e, lines, rs, bestInside, q.w, q.h, minDim, frame, false); c != nil {
+			if c := cornerQuad(e, lines, rs, bestInside, w, h, minDim, frame, false); c != nil {
 				inferred = c
 			}
 		}
 		if corner && (box == nil || box.area < minArea) && (inferred == nil || inferred.area < minArea) {
-			if c := cornerQuad(e, lines, rs, box, q.w, q.h, minDim, frame, true); c != nil && c.area >= minArea {
+			if c := cornerQuad(e, lines, rs, box, w, h, minDim, frame, true); c != nil && c.area >= minArea {
 				found.lastResort = c
 			}
 		}
@@ -496,12 +531,13 @@ func judgeQuad(c [4][2]float64, sides [4]*line, minDim, frame, fw, fh float64, b
 	// (darker inwards), and the line found along it can run from the one to the other as
 	// the shadow widens (light cards on pale stone: a right side on the one for its first
 	// half and the other for its second). With bands set, each seen side must be on edges of
-	// either polarity: only for a document anchored on a box printed inside it (cornerQuad),
-	// since a card's shadowed edge seen from the table's side is the same band, and a cut-off
-	// card's edge closes a quadrilateral of the table's grain just as well.
+	// either polarity: only for a last resort (quadFinds.lastResort), since a card's shadowed
+	// edge seen from the table's side is the same band, and a cut-off card's edge closes a
+	// quadrilateral of the table's grain just as well; and for sides seen in different planes
+	// (luma's and chroma's polarities say nothing of each other).
 	inferred := sides[0].inferred || sides[1].inferred || sides[2].inferred || sides[3].inferred
 	share := func(h sideHits) float64 {
-		if inferred && bands {
+		if bands {
 			return float64(h.either) / float64(h.in)
 		}
 		if inferred {
