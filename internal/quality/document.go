@@ -436,7 +436,7 @@ func quadCorners(sides [4]*line, w, h int) ([4][2]float64, bool) {
 //   - every seen side's supporting edges of one polarity, the same all round: the inside
 //     brighter than the outside on every side (a card on a darker surface), or darker on
 //     every side (text lines and the card's own frames mostly fail this); with a side
-//     inferred, of one polarity per side, or, when bands is set, of either (see below);
+//     inferred, of one polarity per side; when bands is set, of either (see below);
 //   - a cut-off one (one or two border sides): a corner seen (two adjacent sides not on the
 //     border), its seen sides 60 % inside and 70 % supported, at least 8 % of the frame, and
 //     where both sides of a pair are seen, the other dimension at most maxQuadAspect times
