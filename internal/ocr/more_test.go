@@ -642,6 +642,7 @@ func TestPlaceAsPrinted(t *testing.T) {
 		"Xã Phục Lễ, Huyện Thủy Nguyên, Thành phố Hải Phòng":       "Xã Phục Lễ, Huyện Thủy Nguyên, Thành phố Hải Phòng",
 		"Thị trấn Bút Sơn, Huyện Hoằng Hóa, Tỉnh Thanh Hóa":        "Thị trấn Bút Sơn, Huyện Hoằng Hóa, Tỉnh Thanh Hóa",
 		"Thị trấn Đầm Dơi, Huyện Đầm Dơi, Tĩnh Cà Mau":             "Thị trấn Đầm Dơi, Huyện Đầm Dơi, Tỉnh Cà Mau",
+		"Tổ 18, X, Tân Thạch, H, Châu Thành, Bến Tre":              "Tổ 18, X. Tân Thạch, H. Châu Thành, Bến Tre",
 		"Xã Hàm Rồng, Huyện Năm Căn, Tính Cả Mau":                  "Xã Hàm Rồng, Huyện Năm Căn, Tỉnh Cà Mau",
 		"Quận 3, TP. Hồ Chí Minh":                                  "Quận 3, TP. Hồ Chí Minh",
 	} {

@@ -18,8 +18,8 @@ var placeAbbreviations = map[string]bool{"X": true, "P": true, "TT": true, "H": 
 // word ("„Thanh", "_Nội", ".Quy") or alone are dropped (a dash between names stays), a comma
 // is followed by a space ("Anh,Hà"), two capitalised syllables run together are parted
 // ("BếnTre"), underscores read under a word and marks read after the place go ("Nha__",
-// "Bình Dương ề TL ị"), a unit's abbreviation keeps its dot ("H Tiên Du" → "H. Tiên Du")
-// and "ø", which Vietnamese does not write, is the "ơ" it was read for.
+// "Bình Dương ề TL ị"), a unit's abbreviation keeps its dot ("H Tiên Du", "H, Tiên Du" →
+// "H. Tiên Du") and "ø", which Vietnamese does not write, is the "ơ" it was read for.
 func fixPlace(s string) string {
 	s = strings.NewReplacer("ø", "ơ", "Ø", "Ơ").Replace(s)
 	var out []string
@@ -45,8 +45,8 @@ func fixPlace(s string) string {
 	fixUnits(out)
 	for i := 0; i+1 < len(out); i++ {
 		r, _ := utf8.DecodeRuneInString(out[i+1])
-		if placeAbbreviations[out[i]] && unicode.IsUpper(r) {
-			out[i] += "."
+		if abbr := strings.TrimSuffix(out[i], ","); placeAbbreviations[abbr] && unicode.IsUpper(r) {
+			out[i] = abbr + "." // its dot read as a comma too ("X, Tân Thạch")
 		}
 	}
 	return strings.Join(fixProvince(out), " ")
