@@ -75,7 +75,8 @@ func (r *Reader) readMRZ(img image.Image, page bool) (*mrz.MRZ, Confidence, floa
 		top   float64
 		local bool // threshold against the local mean, for uneven light and tinted zones
 		// below is how far (share of the document's height) the band runs past the
-		// document's bottom edge as found: belowEdge, or toPage (pageBelow).
+		// document's bottom edge as found: belowEdge, or to a passport page's shape
+		// (pageBelow).
 		below float64
 	}
 	attempts := []attempt{{0.68, false, 0}, {0.55, false, 0}, {0.68, true, 0}, {0.55, true, 0}, {0, false, 0},
@@ -405,7 +406,8 @@ func correctZone(lines []string, n int) *mrz.MRZ {
 		variants = next
 	}
 	var first, implausible *mrz.MRZ
-	valid := func(m *mrz.MRZ) bool {
+	// accept reports whether a valid parse is the answer, keeping the first implausible one.
+	accept := func(m *mrz.MRZ) bool {
 		if plausible(m) {
 			return true
 		}
@@ -443,7 +445,7 @@ func correctZone(lines []string, n int) *mrz.MRZ {
 			continue
 		}
 		if m.Valid {
-			if valid(m) {
+			if accept(m) {
 				return m
 			}
 			continue
@@ -457,7 +459,7 @@ func correctZone(lines []string, n int) *mrz.MRZ {
 		// Try every subset of substitutions, fewest changes first.
 		for k := 1; k <= len(amb); k++ {
 			if m := trySubsets(fixed, amb, k); m != nil {
-				if valid(m) {
+				if accept(m) {
 					return m
 				}
 				break
