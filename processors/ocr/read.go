@@ -246,8 +246,9 @@ func (g *group) readFrontByNumber(img image.Image) (*reading, error) {
 	return &reading{det: Detection{Type: TypeUnknown}, layout: ocr.ChipIDFront().Name, fields: id}, nil
 }
 
-// readZoneSide reads a back or a passport page: the MRZ first. A passport page is read as a
-// passport whatever its zone says. A back whose zone is the chip card's is read as one;
+// readZoneSide reads a back or a passport page: the MRZ first (a passport page's also below
+// the page found, ocr.Reader.ReadPageMRZAt). A passport page is read as a passport whatever
+// its zone says. A back whose zone is the chip card's is read as one;
 // otherwise the page's text decides (DetectType), and a back with a zone of another ID card
 // but no recognised text has no printed layout. A zone that fails its check digits on a
 // document whose text shows a type without one is dropped.
