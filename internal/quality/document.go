@@ -159,8 +159,10 @@ func locateDocument(p plane, img image.Image, w, h int, minArea float64) docFind
 			return cb
 		}
 	}
+	_, grey := img.(*image.Gray)
+	inColour := img != nil && !grey
 	passes := []pass{{luma, strongGradient, maxEdgeWeight, !cropped}, {luma, minGradient, maxEdgeWeight, !cropped}, {luma, faintGradient, faintWeight, !cropped}}
-	if _, grey := img.(*image.Gray); img != nil && !grey {
+	if inColour {
 		// No corner inference on chroma: a card's white MRZ band is of a grey table's hue,
 		// so the band's edge and one side of a cut-off card make a corner there.
 		passes = append(passes,
@@ -173,7 +175,7 @@ func locateDocument(p plane, img image.Image, w, h int, minArea float64) docFind
 	framed := func(c [4][2]float64, area float64) docFinding {
 		if r := quadAspect(c); r > widenAbove {
 			edges := []edgeMap{findEdges(q, faintGradient, faintWeight)}
-			if _, grey := img.(*image.Gray); img != nil && !grey {
+			if inColour {
 				edges = append(edges, findEdges(colour(false)(), faintGradient, faintWeight), findEdges(colour(true)(), faintGradient, faintWeight))
 			}
 			if wide, ok := widenToCard(c, edges, q.w, q.h, float64(min(q.w, q.h))); ok {
@@ -183,8 +185,19 @@ func locateDocument(p plane, img image.Image, w, h int, minArea float64) docFind
 		return docFinding{verdict: docFramed, quad: toImage(c), area: area}
 	}
 	var full, partial, inferred, lastResort, framedInferred *quadCand
+	// The faint passes' strongest lines (combinedLines of each plane's), and luma's faint
+	// edges, for the search of the three planes together.
+	var faintEdges edgeMap
+	var faintLines []line
 	for _, ps := range passes {
-		found := searchQuads(ps.plane(), ps.grad, ps.votes, minArea, ps.corner)
+		e, lines := planeLines(ps.plane(), ps.grad, ps.votes)
+		if ps.grad == faintGradient {
+			if faintEdges.dir == nil {
+				faintEdges = e // luma's faint pass comes first
+			}
+			faintLines = append(faintLines, lines[:min(len(lines), combinedLines)]...)
+		}
+		found := quadsOf(e, lines, q.w, q.h, minArea, ps.corner, false)
 		f, inf := found.full, found.inferred
 		if f != nil && f.inside && f.area >= minArea {
 			return framed(f.corners, f.area)
@@ -213,16 +226,10 @@ func locateDocument(p plane, img image.Image, w, h int, minArea float64) docFind
 		return framed(framedInferred.corners, framedInferred.area)
 	}
 	// A light card on pale stone can show each side in one plane only, its shadowed sides in
-	// luma and its tinted top in chroma: last, in colour, the faint lines of the three
-	// planes are searched together (combinedLines of each, profiled on their own plane).
-	if _, grey := img.(*image.Gray); lastResort == nil && !cropped && img != nil && !grey {
-		e, lines := planeLines(q, faintGradient, faintWeight)
-		lines = lines[:min(len(lines), combinedLines)]
-		for _, c := range []plane{colour(false)(), colour(true)()} {
-			_, more := planeLines(c, faintGradient, faintWeight)
-			lines = append(lines, more[:min(len(more), combinedLines)]...)
-		}
-		found := quadsOf(e, lines, q.w, q.h, minArea, true, true)
+	// luma and its tinted top in chroma: last, in colour, the faint passes' lines of the
+	// three planes are searched together (combinedLines of each, profiled on their own plane).
+	if lastResort == nil && !cropped && inColour {
+		found := quadsOf(faintEdges, faintLines, q.w, q.h, minArea, true, true)
 		for _, c := range []*quadCand{found.full, found.inferred, found.lastResort} {
 			if c != nil && c.inside && c.area >= minArea {
 				lastResort = c
@@ -267,7 +274,7 @@ func isDocumentAspect(r float64) bool {
 	return false
 }
 
-// quadFinds are what searchQuads found; each is nil when there is none.
+// quadFinds are what quadsOf found; each is nil when there is none.
 type quadFinds struct {
 	// full is the best whole document quadrilateral (all four sides seen; preferring one
 	// wholly inside the frame, then the largest and best supported).
@@ -291,15 +298,6 @@ type quadFinds struct {
 	lastResort *quadCand
 }
 
-// searchQuads finds the straight lines of q's edges of at least minGrad and returns the
-// quadrilaterals of document shape they make (quadFinds): inferred ones only when no whole
-// one inside the frame is large enough (minArea), the ones inferred from a corner
-// (cornerQuad) only when corner is set.
-func searchQuads(q plane, minGrad, fullWeight float32, minArea float64, corner bool) quadFinds {
-	e, lines := planeLines(q, minGrad, fullWeight)
-	return quadsOf(e, lines, q.w, q.h, minArea, corner, false)
-}
-
 // planeLines returns q's edges of at least minGrad (fullWeight one vote) and their straight
 // lines (at most maxLines, strongest first), each profiled on those edges.
 func planeLines(q plane, minGrad, fullWeight float32) (edgeMap, []line) {
@@ -311,10 +309,12 @@ func planeLines(q plane, minGrad, fullWeight float32) (edgeMap, []line) {
 	return e, lines
 }
 
-// quadsOf is searchQuads on lines already found (each profiled on its own plane's edges) in
-// a w × h frame; e is the edge map cornerQuad looks for bare surface on. With bands set, a
-// whole quadrilateral's sides are judged as shadow bands too (judgeQuad): lines of several
-// planes.
+// quadsOf returns the quadrilaterals of document shape that straight lines (planeLines, each
+// profiled on its own plane's edges) make in a w × h frame (quadFinds): inferred ones only
+// when no whole one inside the frame is large enough (minArea), the ones inferred from a
+// corner (cornerQuad) only when corner is set. e is the edge map cornerQuad looks for bare
+// surface on. With bands set, a whole quadrilateral's sides are judged as shadow bands too
+// (judgeQuad): lines of several planes.
 func quadsOf(e edgeMap, lines []line, w, h int, minArea float64, corner, bands bool) quadFinds {
 	minDim := float64(min(w, h))
 	fw, fh := float64(w-1), float64(h-1)
