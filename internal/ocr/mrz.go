@@ -639,12 +639,19 @@ func plausible(m *mrz.MRZ) bool {
 			}
 		}
 	}
-	name := m.Lines[len(m.Lines)-1]
-	if m.Format != mrz.FormatTD1 {
-		name = m.Lines[0][5:]
-	}
+	line, from := nameField(m)
+	name := m.Lines[line][from:]
 	if i := strings.Index(name, "<<<"); i >= 0 && strings.Trim(name[i:], "<") != "" {
 		return false
 	}
 	return true
+}
+
+// nameField returns where a parsed zone's name field is: from position from of line line to
+// the line's end (a card's (TD1) last line; a TD2 or TD3 zone's first, after "P<VNM").
+func nameField(m *mrz.MRZ) (line, from int) {
+	if m.Format == mrz.FormatTD1 {
+		return len(m.Lines) - 1, 0
+	}
+	return 0, 5
 }

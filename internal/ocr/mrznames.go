@@ -123,10 +123,7 @@ func fixZoneNames(m *mrz.MRZ) *mrz.MRZ {
 	if m == nil || m.IssuingState != "VNM" {
 		return m
 	}
-	line, from := 0, 5 // TD2, TD3: the first line after "P<VNM"
-	if m.Format == mrz.FormatTD1 {
-		line, from = 2, 0
-	}
+	line, from := nameField(m)
 	if line >= len(m.Lines) || from > len(m.Lines[line]) {
 		return m
 	}

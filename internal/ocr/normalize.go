@@ -151,6 +151,11 @@ const (
 	maxDocumentYear = 2099
 )
 
+// documentYear reports whether t's year is one a document's date can name.
+func documentYear(t time.Time) bool {
+	return t.Year() >= minDocumentYear && t.Year() <= maxDocumentYear
+}
+
 // NormalizeDate reads a date printed as DD/MM/YYYY (any separators, or none) and returns it
 // as YYYY-MM-DD; ok is false, with the digits read, when they do not make a calendar date
 // of a year from minDocumentYear to maxDocumentYear. Digits read beyond the date ("22-05-
@@ -165,7 +170,7 @@ func NormalizeDate(s string) (string, bool) {
 		return d, false
 	}
 	t, err := time.Parse("02012006", d)
-	if err != nil || t.Year() < minDocumentYear || t.Year() > maxDocumentYear {
+	if err != nil || !documentYear(t) {
 		return d, false
 	}
 	return t.Format(time.DateOnly), true
@@ -182,7 +187,7 @@ func NormalizeLongDate(s string) (string, bool) {
 		return s, false
 	}
 	t, err := time.Parse("2-1-2006", strings.Join(groups, "-"))
-	if err != nil || t.Year() < minDocumentYear || t.Year() > maxDocumentYear {
+	if err != nil || !documentYear(t) {
 		return s, false
 	}
 	return t.Format(time.DateOnly), true
