@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -348,20 +349,9 @@ func TestMisreadLabelsEndInAColonOrSemicolon(t *testing.T) {
 	ws = append(ws, wordsInRow(55, 170, "Phường", "Kinh", "Bắc,", "Thành", "phố", "Bắc", "Ninh,")...)
 	ws = append(ws, wordsInRow(55, 200, "Bắc", "Ninh")...)
 	ws = append(ws, wordsInRow(55, 230, "Wøí", "thướng", "tr//Plac", "øf", "esider‹e:", "Tổ", "14,")...)
-	ix := analyse(ws)
-	got := map[string]string{}
-	for gi, g := range ix.groups {
-		got[g.field] = ix.valueOf(gi, g.field == "place_of_origin", false).text(ws)
-	}
-	if got["full_name"] != "LƯƠNG TIẾN NGHĨA" {
-		t.Errorf("full name %q, want the line below its label", got["full_name"])
-	}
-	if got["place_of_origin"] != "Phường Kinh Bắc, Thành phố Bắc Ninh, Bắc Ninh" {
-		t.Errorf("place of origin %q, want its two rows and not the misread label's row", got["place_of_origin"])
-	}
-	if t.Failed() {
-		t.Log(ix.dump())
-	}
+	// The name is the line below its label; the place of origin its two rows, not the
+	// misread label's row.
+	checkLabelledValues(t, ws, map[string]string{"full_name": "LƯƠNG TIẾN NGHĨA", "place_of_origin": "Phường Kinh Bắc, Thành phố Bắc Ninh, Bắc Ninh"})
 }
 
 // TestZoneAtThePagesEdge: a passport page whose zone's last line sits on the page's bottom
@@ -397,21 +387,7 @@ func TestLabelsWithTheirFirstWordLost(t *testing.T) {
 		wordsInRow(67, 77, "Thôn", "Thượng,", "Xã", "Hàm", "Rồng,", "Tỉnh", "Cà", "Mau")...)
 	ws = append(ws, wordsInRow(53, 111, "INGf", "đăng", "ký", "khai", "sinh", "/", "Plaoe", "of", "búnh-")...)
 	ws = append(ws, wordsInRow(67, 147, "Thị", "trấn", "Đầm", "Dơi,", "Tỉnh", "Cà", "Mau")...)
-	ix := analyse(ws)
-	want := map[string]string{"place_of_residence": "Thôn Thượng, Xã Hàm Rồng, Tỉnh Cà Mau", "place_of_birth": "Thị trấn Đầm Dơi, Tỉnh Cà Mau"}
-	for gi, g := range ix.groups {
-		w, ok := want[g.field]
-		if !ok {
-			continue
-		}
-		if got := ix.valueOf(gi, true, false).text(ws); got != w {
-			t.Errorf("%s: %q, want %q", g.field, got, w)
-		}
-		delete(want, g.field)
-	}
-	if len(want) > 0 {
-		t.Fatalf("labels not found: %v\n%s", want, ix.dump())
-	}
+	checkLabelledValues(t, ws, map[string]string{"place_of_residence": "Thôn Thượng, Xã Hàm Rồng, Tỉnh Cà Mau", "place_of_birth": "Thị trấn Đầm Dơi, Tỉnh Cà Mau"})
 }
 
 // TestZoneBelowAPageFoundWithoutIt: a passport page whose white zone lies on a white table
@@ -469,20 +445,27 @@ func TestZoneAboveALineOfJunk(t *testing.T) {
 func TestLabelsEnglishHalfMisread(t *testing.T) {
 	ws := append(wordsInRow(350, 378, "Họ", "và", "tên/", "Eull", "narae:"), wordsInRow(380, 400, "NGUYỄN", "BẢO", "HƯƠNG")...)
 	ws = append(ws, wordsInRow(350, 600, "Nơi", "thường", "trú/", "Đlace", "ofresidence:", "Số", "12", "Hùng", "Vương")...)
+	checkLabelledValues(t, ws, map[string]string{"full_name": "NGUYỄN BẢO HƯƠNG", "place_of_residence": "Số 12 Hùng Vương"})
+}
+
+// checkLabelledValues reads the words ws by their labels and checks the value of each field
+// of want, the first label group of the field's, places read across rows (isPlace).
+func checkLabelledValues(t *testing.T, ws []Word, want map[string]string) {
+	t.Helper()
 	ix := analyse(ws)
-	want := map[string]string{"full_name": "NGUYỄN BẢO HƯƠNG", "place_of_residence": "Số 12 Hùng Vương"}
+	left := maps.Clone(want)
 	for gi, g := range ix.groups {
-		w, ok := want[g.field]
+		w, ok := left[g.field]
 		if !ok {
 			continue
 		}
-		if got := ix.valueOf(gi, g.field == "place_of_residence", false).text(ws); got != w {
-			t.Errorf("%s: %q, want %q", g.field, got, w)
+		if got := ix.valueOf(gi, isPlace(g.field), false).text(ws); got != w {
+			t.Errorf("%s: %q, want %q\n%s", g.field, got, w, ix.dump())
 		}
-		delete(want, g.field)
+		delete(left, g.field)
 	}
-	if len(want) > 0 {
-		t.Fatalf("labels not found: %v\n%s", want, ix.dump())
+	if len(left) > 0 {
+		t.Fatalf("labels not found: %v\n%s", left, ix.dump())
 	}
 }
 
