@@ -205,8 +205,10 @@ func locateDocument(p plane, img image.Image, w, h int, minArea float64) docFind
 		// A document with sides inferred is the answer only when no later pass sees all
 		// four: a page whose side fades out along the way (a light passport page on pale
 		// stone) made a side inferred from where it faded across the page, 12° off, while
-		// the faint pass saw the whole page.
-		if inf != nil && inf.area >= minArea && framedInferred == nil {
+		// the faint pass saw the whole page. Nor when a later pass infers one around it:
+		// the edge of a card's photo, extended, with the card's far side made a box inside
+		// a light card on pale stone, whose own left side only the faint pass saw.
+		if inf != nil && inf.area >= minArea && (framedInferred == nil || encloses(inf, framedInferred)) {
 			framedInferred = inf
 		}
 		if inferred == nil {

@@ -193,3 +193,29 @@ func TestSeenSideClearOfTheAnchor(t *testing.T) {
 		}
 	}
 }
+
+// TestInferredAroundAPrintedBox: a document inferred by a later pass replaces the first one
+// inferred when it holds it and is much larger (the first a box printed on the card: its
+// photo's edge, extended, with the card's far side), not when it is the same document with
+// its sides a few pixels out (on its shadow's far edge), nor when it only overlaps it.
+func TestInferredAroundAPrintedBox(t *testing.T) {
+	cand := func(c [4][2]float64) *quadCand { return &quadCand{corners: c, area: shoelace(c) / (320 * 240)} }
+	card := cand([4][2]float64{{31, 44}, {286, 17}, {303, 180}, {48, 207}})
+	photoBox := cand([4][2]float64{{105, 86}, {286, 22}, {299, 150}, {115, 169}}) // eval seed 16180's chip card
+	shadowed := cand([4][2]float64{{29, 42}, {288, 15}, {305, 182}, {46, 209}})
+	beside := cand([4][2]float64{{150, 30}, {310, 30}, {310, 200}, {150, 200}})
+	for _, c := range []struct {
+		name         string
+		outer, inner *quadCand
+		want         bool
+	}{
+		{"card around its photo's box", card, photoBox, true},
+		{"card on its shadow's edge", shadowed, card, false},
+		{"photo's box inside the card", photoBox, card, false},
+		{"overlapping", beside, photoBox, false},
+	} {
+		if got := encloses(c.outer, c.inner); got != c.want {
+			t.Errorf("%s: encloses %v, want %v", c.name, got, c.want)
+		}
+	}
+}
