@@ -509,12 +509,17 @@ func (ix *layoutIndex) valueOf(gi int, multiline, below bool) value {
 		return v
 	}
 	h := g.box.Dy()
+	start := ix.words[v.rows[0][0]].Box.Min.X
 	for len(v.rows) < 4 {
+		// The row below is looked for under the value's start, where it begins, not under
+		// the whole last row: on a page rectified a few degrees off, a long row slants down
+		// past the start of the next label's row.
 		var last image.Rectangle
 		for _, i := range v.rows[len(v.rows)-1] {
-			last = last.Union(ix.words[i].Box)
+			if b := ix.words[i].Box; b.Min.X < start+8*h {
+				last = last.Union(b)
+			}
 		}
-		start := ix.words[v.rows[0][0]].Box.Min.X
 		next := ix.belowWithin(last, g.box.Min.X-2*h, start+2*h, last.Dy(), h)
 		if len(next) == 0 || ix.misreadLabel(next) || ix.labelAfter(next) {
 			break

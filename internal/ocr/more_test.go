@@ -827,3 +827,27 @@ func TestFlatMarksAreNoWords(t *testing.T) {
 		t.Errorf("words %q, want %q", strings.Join(got, " "), want)
 	}
 }
+
+// TestPlaceOnAPageRectifiedAskew: on a page rectified a few degrees off, a long place slants
+// down past the start of the next label's row; the place ends there and does not take the
+// next field's value as its second line.
+func TestPlaceOnAPageRectifiedAskew(t *testing.T) {
+	line := 0
+	onSlope := func(x, y int, texts ...string) []Word {
+		line++
+		ws := wordsInRow(x, y, texts...)
+		for i := range ws {
+			ws[i].Box = ws[i].Box.Add(image.Pt(0, (ws[i].Box.Min.X-x)*55/1000))
+			ws[i].Block, ws[i].Par, ws[i].Line = 1, 1, line
+		}
+		return ws
+	}
+	ws := onSlope(210, 0, "Nơi", "cư", "trú", "/", "Place", "of", "residence:")
+	ws = append(ws, onSlope(225, 24, "Số", "24", "ngõ", "166", "Trần", "Hưng", "Đạo,", "Xã", "Phước", "Hội,", "Huyện", "Đất", "Đỏ,", "Tỉnh", "Bà", "Rịa", "-", "Vũng", "Tàu")...)
+	ws = append(ws, onSlope(210, 60, "Nơi", "đăng", "ký", "khai", "sinh", "/", "Place", "of", "birth:")...)
+	ws = append(ws, onSlope(225, 84, "Thị", "trấn", "Đất", "Đỏ,", "Huyện", "Đất", "Đỏ,", "Tỉnh", "Bà", "Rịa", "-", "Vũng", "Tàu")...)
+	checkLabelledValues(t, ws, map[string]string{
+		"place_of_residence": "Số 24 ngõ 166 Trần Hưng Đạo, Xã Phước Hội, Huyện Đất Đỏ, Tỉnh Bà Rịa - Vũng Tàu",
+		"place_of_birth":     "Thị trấn Đất Đỏ, Huyện Đất Đỏ, Tỉnh Bà Rịa - Vũng Tàu",
+	})
+}
