@@ -363,41 +363,7 @@ func cleanForText(g *image.Gray) *image.Gray {
 	dark := localDark(g)
 	maxDot := max(3, w/200) // a dot is under 6 px across at 1200 px
 	tall := h * 9 / 100
-	type comp struct {
-		x0, y0, x1, y1, n int
-	}
-	var comps []comp
-	label := make([]int32, w*h)
-	stack := make([]int, 0, 256)
-	for i := range label {
-		if label[i] != 0 || !dark(i) {
-			continue
-		}
-		id := int32(len(comps) + 1)
-		label[i] = id
-		stack = append(stack[:0], i)
-		c := comp{w, h, -1, -1, 0}
-		for len(stack) > 0 {
-			p := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			c.n++
-			px, py := p%w, p/w
-			c.x0, c.y0, c.x1, c.y1 = min(c.x0, px), min(c.y0, py), max(c.x1, px), max(c.y1, py)
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					qx, qy := px+dx, py+dy
-					if qx < 0 || qy < 0 || qx >= w || qy >= h {
-						continue
-					}
-					if q := qy*w + qx; label[q] == 0 && dark(q) {
-						label[q] = id
-						stack = append(stack, q)
-					}
-				}
-			}
-		}
-		comps = append(comps, c)
-	}
+	comps, label := components(w, h, dark)
 	out := image.NewGray(g.Rect)
 	copy(out.Pix, g.Pix)
 	// What is painted out is painted in the paper's level (the page's median), not white:
@@ -413,7 +379,6 @@ func cleanForText(g *image.Gray) *image.Gray {
 			}
 		}
 	}
-	var dots []int
 	for k, c := range comps {
 		bw, bh := c.x1-c.x0+1, c.y1-c.y0+1
 		switch {
@@ -423,8 +388,19 @@ func cleanForText(g *image.Gray) *image.Gray {
 			fillBox(c.x0-2, c.y0-2, c.x1+2, c.y1+2)
 		case bh > tall:
 			erase[k+1] = true
-		case bw < maxDot && bh < maxDot && c.n >= 2:
-			dots = append(dots, k)
+		}
+	}
+	// Dots are found among the pixels nearer the ink's level than the paper's: a card's
+	// guilloche lines are dark beside the paper too, and a leader's dot touching one is
+	// part of a shape that is no dot at that level (a 9-digit card's leaders on its wavy
+	// lines made "thùng" of "Trung").
+	ink := darkestLevel(g.Pix, 0.01)
+	strong := func(i int) bool { return 2*int(g.Pix[(i/w)*g.Stride+i%w]) < int(ink)+int(paper) && dark(i) }
+	inked, _ := components(w, h, strong)
+	var dots []comp
+	for _, c := range inked {
+		if bw, bh := c.x1-c.x0+1, c.y1-c.y0+1; bw < maxDot && bh < maxDot && c.n >= 2 {
+			dots = append(dots, c)
 		}
 	}
 	for i, l := range label {
@@ -457,7 +433,7 @@ func cleanForText(g *image.Gray) *image.Gray {
 			continue
 		}
 		x0, y0, x1, y1, n := gw, gh, -1, -1, 0
-		stack = append(stack[:0], i)
+		stack := []int{i}
 		seenCell[i] = true
 		for len(stack) > 0 {
 			p := stack[len(stack)-1]
@@ -480,43 +456,115 @@ func cleanForText(g *image.Gray) *image.Gray {
 			fillBox(x0*cell-cell/2, y0*cell-cell/2, (x1+1)*cell+cell/2, (y1+1)*cell+cell/2)
 		}
 	}
-	// Leaders: runs of ≥ 5 dots at one height (±2 px) with gaps under 3 % of the width.
-	cyOf := func(k int) int { return (comps[k].y0 + comps[k].y1) / 2 }
-	sort.Slice(dots, func(i, j int) bool {
-		ci, cj := cyOf(dots[i]), cyOf(dots[j])
-		if ci/3 != cj/3 {
-			return ci/3 < cj/3
-		}
-		return comps[dots[i]].x0 < comps[dots[j]].x0
-	})
+	// Leaders: runs of ≥ 5 evenly spaced dots (each step within a quarter, or 2 px, of the
+	// one before), each within 2 px of the height of the one before it (a leader on a page
+	// rectified a little off drifts along its length) and less than 3 % of the width after
+	// it. Accents and the dots below vowels along a row of print are at one height too, but
+	// not evenly spaced.
+	cyOf := func(k int) int { return (dots[k].y0 + dots[k].y1) / 2 }
+	cxOf := func(k int) int { return (dots[k].x0 + dots[k].x1) / 2 }
+	sort.Slice(dots, func(i, j int) bool { return dots[i].x0 < dots[j].x0 })
 	maxGap := max(12, w*3/100)
 	used := make([]bool, len(dots))
+	run := make([]int, 0, 64)
+	eraseRun := func(seg []int) {
+		if len(seg) < 5 {
+			return
+		}
+		for _, r := range seg {
+			used[r] = true
+			c := dots[r]
+			fillBox(c.x0-1, c.y0-1, c.x1+1, c.y1+1)
+		}
+	}
 	for i := range dots {
 		if used[i] {
 			continue
 		}
-		run := []int{i}
-		last := i
-		for j := i + 1; j < len(dots) && j < i+400; j++ {
-			if d := cyOf(dots[j]) - cyOf(dots[i]); d > 2 || d < -2 || used[j] {
-				continue
-			}
-			if comps[dots[j]].x0-comps[dots[last]].x1 > maxGap {
+		run = append(run[:0], i)
+		for last := i; ; {
+			next := -1
+			for j := last + 1; j < len(dots) && dots[j].x0-dots[last].x1 <= maxGap; j++ {
+				if d := cyOf(j) - cyOf(last); used[j] || d > 2 || d < -2 || dots[j].x0 <= dots[last].x1 {
+					continue
+				}
+				next = j
 				break
 			}
-			if comps[dots[j]].x0 > comps[dots[last]].x1 {
-				run = append(run, j)
-				last = j
+			if next < 0 {
+				break
+			}
+			run = append(run, next)
+			last = next
+		}
+		start := 0
+		for k := 2; k < len(run); k++ {
+			step, before := cxOf(run[k])-cxOf(run[k-1]), cxOf(run[k-1])-cxOf(run[k-2])
+			if d := step - before; d > max(2, before/4) || -d > max(2, before/4) {
+				eraseRun(run[start : k-1])
+				start = k - 1
 			}
 		}
-		if len(run) < 5 {
-			continue
-		}
-		for _, r := range run {
-			used[r] = true
-			c := comps[dots[r]]
-			fillBox(c.x0-1, c.y0-1, c.x1+1, c.y1+1)
-		}
+		eraseRun(run[start:])
 	}
 	return out
+}
+
+// comp is a connected component's box and pixel count.
+type comp struct {
+	x0, y0, x1, y1, n int
+}
+
+// components labels the 8-connected components of the pixels of a w × h page for which in
+// holds (in takes the pixel's index y·w + x): their boxes, and each pixel's component
+// (1-based; 0 for pixels not in).
+func components(w, h int, in func(int) bool) ([]comp, []int32) {
+	var comps []comp
+	label := make([]int32, w*h)
+	stack := make([]int, 0, 256)
+	for i := range label {
+		if label[i] != 0 || !in(i) {
+			continue
+		}
+		id := int32(len(comps) + 1)
+		label[i] = id
+		stack = append(stack[:0], i)
+		c := comp{w, h, -1, -1, 0}
+		for len(stack) > 0 {
+			p := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			c.n++
+			px, py := p%w, p/w
+			c.x0, c.y0, c.x1, c.y1 = min(c.x0, px), min(c.y0, py), max(c.x1, px), max(c.y1, py)
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					qx, qy := px+dx, py+dy
+					if qx < 0 || qy < 0 || qx >= w || qy >= h {
+						continue
+					}
+					if q := qy*w + qx; label[q] == 0 && in(q) {
+						label[q] = id
+						stack = append(stack, q)
+					}
+				}
+			}
+		}
+		comps = append(comps, c)
+	}
+	return comps, label
+}
+
+// darkestLevel returns the grey level below which the share q of pix lies.
+func darkestLevel(pix []uint8, q float64) uint8 {
+	var hist [256]int
+	for _, v := range pix {
+		hist[v]++
+	}
+	limit, n := int(q*float64(len(pix))), 0
+	for v, c := range hist {
+		if n += c; n > limit {
+			return uint8(v)
+		}
+	}
+	return 255
 }

@@ -35,3 +35,65 @@ func TestDocumentFoundByHue(t *testing.T) {
 		}
 	}
 }
+
+// TestLeadersOnGuillocheLinesPainted: a dotted leader whose dots touch a card's grey line
+// pattern is painted out (at the dark pixels' level each dot is part of the line, and was
+// left, and Tesseract read "thùng" for "Trung" above it); a row of accents at one height but
+// unevenly spaced stays, as does the grey line itself.
+func TestLeadersOnGuillocheLinesPainted(t *testing.T) {
+	const w, h = 1200, 756
+	g := image.NewGray(image.Rect(0, 0, w, h))
+	for i := range g.Pix {
+		g.Pix[i] = 200
+	}
+	fill := func(x0, y0, x1, y1 int, v uint8) {
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				g.Pix[y*g.Stride+x] = v
+			}
+		}
+	}
+	// Print: 40 letters 16 × 20 px, so that ink is the darkest percent of the page.
+	for k := range 40 {
+		x := 100 + 26*(k%20)
+		y := 100 + 60*(k/20)
+		fill(x, y, x+16, y+20, 40)
+	}
+	// A leader of 3 × 3 dots 12 px apart, along a grey line of the guilloche running under
+	// them, touching each; rising 1 px every 5 dots, as on a page rectified a little off.
+	var leader [][2]int
+	for k := range 40 {
+		x, y := 300+12*k, 400-k/5
+		leader = append(leader, [2]int{x, y})
+		fill(x, y, x+3, y+3, 45)
+	}
+	for x := 250; x < 850; x++ {
+		y := 403 - (x-300)/60
+		fill(x, y, x+1, y+2, 150)
+	}
+	// Accents: 3 × 3 marks at one height, 7 to 25 px apart.
+	var accents [][2]int
+	x := 300
+	for _, gap := range []int{7, 19, 9, 25, 11, 16, 8, 22} {
+		accents = append(accents, [2]int{x, 500})
+		fill(x, 500, x+3, 503, 45)
+		x += 3 + gap
+	}
+	out := cleanForText(g)
+	at := func(p [2]int) uint8 { return out.Pix[(p[1]+1)*out.Stride+p[0]+1] }
+	for _, p := range leader {
+		if v := at(p); v < 150 {
+			t.Errorf("leader dot at %v left (%d)", p, v)
+			break
+		}
+	}
+	for _, p := range accents {
+		if v := at(p); v != 45 {
+			t.Errorf("accent at %v painted out (%d)", p, v)
+			break
+		}
+	}
+	if v := out.Pix[403*out.Stride+260]; v != 150 {
+		t.Errorf("grey line before the leader changed to %d", v)
+	}
+}

@@ -139,6 +139,11 @@ func TestDocgenEval(t *testing.T) {
 							}
 						}
 						t.Logf("%s %s %d %s: got %q (raw %q), want %q", doc.Template, step, i, name, got, raw, want)
+						if dir := os.Getenv("DOCGEN_DUMP"); dir != "" && split == docgen.Calibration {
+							f, _ := os.Create(fmt.Sprintf("%s/field_%s_%s_%d.png", dir, doc.Template, step, i))
+							_ = png.Encode(f, img)
+							f.Close()
+						}
 					}
 				}
 				if verbose {
