@@ -994,7 +994,7 @@ func (r *Reader) readValue(p *Page, ix *layoutIndex, v value, s FieldSpec) (Fiel
 	if s.Name == "plate" {
 		// The page keeps the space between the plate's two rows; the code engine drops it.
 		if p := plateText(raw); plateLike(p) {
-			f.Value, f.Valid = p, true
+			f.Value, f.Valid = seriesFrom(p, plateText(again)), true
 		} else if p := plateText(again); p != "" {
 			f.Raw, f.Value, f.Valid, f.Confidence = again, p, true, conf
 		}
@@ -1023,6 +1023,27 @@ func (r *Reader) readValue(p *Page, ix *layoutIndex, v value, s FieldSpec) (Fiel
 		}
 	}
 	return f, nil
+}
+
+// seriesFrom returns the plate read on the page with its letters as the code engine read
+// them, which reads a series letter best (the page's text model read "24-E3" for "24-F3"):
+// where both readings have as many characters, spaces aside, and a letter at the same place.
+func seriesFrom(page, code string) string {
+	p, c := []rune(page), []rune(strings.ReplaceAll(code, " ", ""))
+	if len(c) != len(p)-strings.Count(page, " ") {
+		return page
+	}
+	k := 0
+	for i, r := range p {
+		if r == ' ' {
+			continue
+		}
+		if unicode.IsUpper(r) && unicode.IsUpper(c[k]) {
+			p[i] = c[k]
+		}
+		k++
+	}
+	return string(p)
 }
 
 // plateText returns a number plate as printed: upper case, the space between its two

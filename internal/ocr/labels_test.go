@@ -87,6 +87,24 @@ func TestPlateAsPrinted(t *testing.T) {
 	}
 }
 
+// TestPlateSeriesFromTheCodeEngine: a plate takes its letters from the code engine's reading
+// when that has the same characters in the same places (the page's text model reads a serif
+// F as E), and its digits and spacing from the page's; a code reading of another length, or
+// with a digit where the page has a letter, leaves the page's reading as it is.
+func TestPlateSeriesFromTheCodeEngine(t *testing.T) {
+	for _, c := range []struct{ page, code, want string }{
+		{"24-E3 775.25", "24-F3775.25", "24-F3 775.25"},
+		{"51F-147.17", "51E-147.17", "51E-147.17"},
+		{"24-E3 775.25", "24-E3775.26", "24-E3 775.25"},
+		{"24-E3 775.25", "24-F3775.2", "24-E3 775.25"},
+		{"24-E3 775.25", "24-83775.25", "24-E3 775.25"},
+	} {
+		if got := seriesFrom(c.page, c.code); got != c.want {
+			t.Errorf("seriesFrom(%q, %q) = %q, want %q", c.page, c.code, got, c.want)
+		}
+	}
+}
+
 // TestRowsFollowAskewLines: on a page rectified a little askew (lines rising 1.8° across
 // it), each of Tesseract's text lines stays one row, its right end not joining the row
 // above; marks read at a steep slope do not tilt the rows.
