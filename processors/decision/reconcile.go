@@ -71,15 +71,23 @@ func Reconcile(st *schemas.SessionState) (*schemas.Extracted, []schemas.Check) {
 	}
 	var mrzFields map[string]string
 	fromChip := st.Chip != nil && st.Chip.MRZ != nil && len(st.Chip.MRZ.Fields) > 0
+	mrzValid := fromChip
 	if fromChip {
 		mrzFields = st.Chip.MRZ.Fields
 	} else {
 		for _, d := range st.Documents {
 			if d.MRZ != nil && len(d.MRZ.Fields) > 0 {
-				mrzFields = d.MRZ.Fields
+				mrzFields, mrzValid = d.MRZ.Fields, d.MRZ.Valid
 				break
 			}
 		}
+	}
+	// A passport's number is the zone's when its check digits hold (or the chip's): the page's
+	// reading of it is the weaker one (a page read "O6121988" for "C7910086" beside a zone
+	// read exactly). A disagreement is no check of its own: the zone's check digit already
+	// vouches for its number, and a misread page is no sign of tampering.
+	if n := strings.TrimSpace(mrzFields["document_number"]); mrzValid && n != "" && strings.HasPrefix(mrzFields["document_code"], "P") {
+		other["passport_number"] = n
 	}
 	mrz := mrzCanonical(mrzFields)
 	chip := map[string]string{}

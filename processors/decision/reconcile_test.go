@@ -273,3 +273,32 @@ func TestMRZNameMendedFromThePrintedName(t *testing.T) {
 		t.Errorf("chip's DG1 mended: surname %q", ex.MRZ["surname"])
 	}
 }
+
+// TestPassportNumberFromTheZone: a passport's number is the zone's when its check digits hold,
+// whatever the page read; a zone failing them, or another document's zone, leaves the page's.
+func TestPassportNumberFromTheZone(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		code  string
+		valid bool
+		want  string
+	}{
+		{"passport, zone valid", "P", true, "C7910086"},
+		{"passport, zone failing its digits", "P", false, "O6121988"},
+		{"ID card's zone", "ID", true, "O6121988"},
+	} {
+		st := processing()
+		st.Flow = "passport"
+		st.Documents = []schemas.DocumentRead{{Step: "passport", Fields: []schemas.Field{{Name: "passport_number", Value: "O6121988"}},
+			MRZ: &schemas.MRZ{Format: "TD3", Valid: c.valid, Fields: map[string]string{"document_code": c.code, "document_number": "C7910086"}}}}
+		ex, checks := Reconcile(st)
+		if got := ex.Other["passport_number"]; got != c.want {
+			t.Errorf("%s: passport number %q, want %q", c.name, got, c.want)
+		}
+		for _, ch := range checks {
+			if ch.Status == schemas.CheckFail {
+				t.Errorf("%s: check %s fails", c.name, ch.Name)
+			}
+		}
+	}
+}
