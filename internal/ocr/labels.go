@@ -493,6 +493,7 @@ func (ix *layoutIndex) valueOf(gi int, multiline, below bool) value {
 				break
 			}
 		}
+		chain = ix.skipLabelRest(g.field, chain)
 		if len(chain) > 0 {
 			v.rows = append(v.rows, chain)
 			break
@@ -527,6 +528,54 @@ func (ix *layoutIndex) valueOf(gi int, multiline, below bool) value {
 		v.rows = append(v.rows, next)
 	}
 	return v
+}
+
+// skipLabelRest drops from the start of chain the rest of field's label that no label text
+// matched (its English half, misread): words that spell the start of one of the field's
+// label texts, five letters or more ("Place of" of "Place of birth"), perhaps after a stray
+// mark, and after them a word whose letters all come, in order, from the text's unread end
+// ("‹-...h." for "birth"). The chain comes back as it was when it starts otherwise.
+func (ix *layoutIndex) skipLabelRest(field string, chain []int) []int {
+	for start := 0; start < min(2, len(chain)); start++ {
+		if start == 1 && len(ix.tokens[chain[0]]) > 1 {
+			break // only a stray mark before the label's words
+		}
+		for _, text := range labelTexts[field] {
+			prefix, n := "", 0
+			for k := start; k < len(chain) && k < start+4; k++ {
+				next := prefix + ix.tokens[chain[k]]
+				if next == prefix || !strings.HasPrefix(text, next) {
+					break
+				}
+				prefix = next
+				if len(prefix) >= 5 {
+					n = k + 1
+				}
+			}
+			if n == 0 || len(prefix) < 5 {
+				continue
+			}
+			rest := chain[n:]
+			if missing := text[len(prefix):]; len(rest) > 0 && missing != "" && subsequence(ix.tokens[rest[0]], missing) {
+				rest = rest[1:]
+			}
+			return rest
+		}
+	}
+	return chain
+}
+
+// subsequence reports whether the letters of s all come, in order, in t (s not empty).
+func subsequence(s, t string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(t) && s != ""; i++ {
+		if t[i] == s[0] {
+			s = s[1:]
+		}
+	}
+	return s == ""
 }
 
 // endsLabel reports whether a word ends a printed label: in a colon, or in a semicolon, which

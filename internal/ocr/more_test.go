@@ -608,26 +608,30 @@ func TestPlaceAsPrinted(t *testing.T) {
 		"Tổ 20, P. Phú Bài, TX. Hương Thủy, Thừa Thiên Huế.": "Tổ 20, P. Phú Bài, TX. Hương Thủy, Thừa Thiên Huế",
 		"BÌNH ĐINH":                    "BÌNH ĐỊNH",
 		"Long Điền, Bà Rịa - Vũng Tàu": "Long Điền, Bà Rịa - Vũng Tàu",
-		"276/16 Nguyễn Trãi, P. Dư Hàng, Q. Lê Chân, ỏ Hải Phòng":  "276/16 Nguyễn Trãi, P. Dư Hàng, Q. Lê Chân, Hải Phòng",
-		"Tố 5, Xã Uy Nỗ, Huyện Đông Anh, Hà Nội":                   "Tổ 5, Xã Uy Nỗ, Huyện Đông Anh, Hà Nội",
-		"Thôn Tây, Thí trấn Lim, Huyện Tiên Du, Bắc Ninh":          "Thôn Tây, Thị trấn Lim, Huyện Tiên Du, Bắc Ninh",
-		"Tô Hiến Thành, Phường 5, Quận 10, Hồ Chí Minh":            "Tô Hiến Thành, Phường 5, Quận 10, Hồ Chí Minh",
-		"Tổ 5, Phong Điền, Phong Điền, Cần mm. Tho":                "Tổ 5, Phong Điền, Phong Điền, Cần Thơ",
-		"Thủy Phù, Hương Thủy, Thừa Thiên. XS. Huế":                "Thủy Phù, Hương Thủy, Thừa Thiên Huế",
-		"Tân Thạch, Châu Thành, Bến Tre 8":                         "Tân Thạch, Châu Thành, Bến Tre",
-		"Phước Hòa, Bà Rịa Vũng Tàu":                               "Phước Hòa, Bà Rịa – Vũng Tàu",
-		"Số 129 Hùng Vương, Văn Miếu, Đống Đa, Hà Nội 22X»%<<o":    "Số 129 Hùng Vương, Văn Miếu, Đống Đa, Hà Nội",
-		"An Ấp, Quỳnh Phụ, Thái Bình 1019 N MU VÀ MA Ñ TS Thái 3N": "An Ấp, Quỳnh Phụ, Thái Bình",
-		"Xã Bình Dương Tây Xuân":                                   "Xã Bình Dương Tây Xuân", // no unit ends there
-		"Thôn Hạ, Xã Cao Xá, Bắc Ninh, Xóm 2":                      "Thôn Hạ, Xã Cao Xá, Bắc Ninh, Xóm 2",
-		"Năm Căn, Năm Căn Cà Mau":                                  "Năm Căn, Năm Căn, Cà Mau", // a unit's comma lost
-		"Vũ Quý, Kiến Xương. Thái Bình":                            "Vũ Quý, Kiến Xương, Thái Bình",
-		"Xã Phục Lễ, Huyện Thủy Nguyên, Thành phố Hải Phòng":       "Xã Phục Lễ, Huyện Thủy Nguyên, Thành phố Hải Phòng",
-		"Thị trấn Bút Sơn, Huyện Hoằng Hóa, Tỉnh Thanh Hóa":        "Thị trấn Bút Sơn, Huyện Hoằng Hóa, Tỉnh Thanh Hóa",
-		"Thị trấn Đầm Dơi, Huyện Đầm Dơi, Tĩnh Cà Mau":             "Thị trấn Đầm Dơi, Huyện Đầm Dơi, Tỉnh Cà Mau",
-		"Tổ 18, X, Tân Thạch, H, Châu Thành, Bến Tre":              "Tổ 18, X. Tân Thạch, H. Châu Thành, Bến Tre",
-		"Xã Hàm Rồng, Huyện Năm Căn, Tính Cả Mau":                  "Xã Hàm Rồng, Huyện Năm Căn, Tỉnh Cà Mau",
-		"Quận 3, TP. Hồ Chí Minh":                                  "Quận 3, TP. Hồ Chí Minh",
+		"276/16 Nguyễn Trãi, P. Dư Hàng, Q. Lê Chân, ỏ Hải Phòng":       "276/16 Nguyễn Trãi, P. Dư Hàng, Q. Lê Chân, Hải Phòng",
+		"Tố 5, Xã Uy Nỗ, Huyện Đông Anh, Hà Nội":                        "Tổ 5, Xã Uy Nỗ, Huyện Đông Anh, Hà Nội",
+		"Thôn Tây, Thí trấn Lim, Huyện Tiên Du, Bắc Ninh":               "Thôn Tây, Thị trấn Lim, Huyện Tiên Du, Bắc Ninh",
+		"Tô Hiến Thành, Phường 5, Quận 10, Hồ Chí Minh":                 "Tô Hiến Thành, Phường 5, Quận 10, Hồ Chí Minh",
+		"Tổ 5, Phong Điền, Phong Điền, Cần mm. Tho":                     "Tổ 5, Phong Điền, Phong Điền, Cần Thơ",
+		"Thủy Phù, Hương Thủy, Thừa Thiên. XS. Huế":                     "Thủy Phù, Hương Thủy, Thừa Thiên Huế",
+		"Tân Thạch, Châu Thành, Bến Tre 8":                              "Tân Thạch, Châu Thành, Bến Tre",
+		"Phước Hòa, Bà Rịa Vũng Tàu":                                    "Phước Hòa, Bà Rịa – Vũng Tàu",
+		"Số 129 Hùng Vương, Văn Miếu, Đống Đa, Hà Nội 22X»%<<o":         "Số 129 Hùng Vương, Văn Miếu, Đống Đa, Hà Nội",
+		"An Ấp, Quỳnh Phụ, Thái Bình 1019 N MU VÀ MA Ñ TS Thái 3N":      "An Ấp, Quỳnh Phụ, Thái Bình",
+		"Xã Bình Dương Tây Xuân":                                        "Xã Bình Dương Tây Xuân", // no unit ends there
+		"Thôn Hạ, Xã Cao Xá, Bắc Ninh, Xóm 2":                           "Thôn Hạ, Xã Cao Xá, Bắc Ninh, Xóm 2",
+		"Năm Căn, Năm Căn Cà Mau":                                       "Năm Căn, Năm Căn, Cà Mau", // a unit's comma lost
+		"Vũ Quý, Kiến Xương. Thái Bình":                                 "Vũ Quý, Kiến Xương, Thái Bình",
+		"Xã Phục Lễ, Huyện Thủy Nguyên, Thành phố Hải Phòng":            "Xã Phục Lễ, Huyện Thủy Nguyên, Thành phố Hải Phòng",
+		"Thị trấn Bút Sơn, Huyện Hoằng Hóa, Tỉnh Thanh Hóa":             "Thị trấn Bút Sơn, Huyện Hoằng Hóa, Tỉnh Thanh Hóa",
+		"Thị trấn Đầm Dơi, Huyện Đầm Dơi, Tĩnh Cà Mau":                  "Thị trấn Đầm Dơi, Huyện Đầm Dơi, Tỉnh Cà Mau",
+		"Tổ 18, X, Tân Thạch, H, Châu Thành, Bến Tre":                   "Tổ 18, X. Tân Thạch, H. Châu Thành, Bến Tre",
+		"Xã Hàm Rồng, Huyện Năm Căn, Tính Cả Mau":                       "Xã Hàm Rồng, Huyện Năm Căn, Tỉnh Cà Mau",
+		"Quận 3, TP. Hồ Chí Minh":                                       "Quận 3, TP. Hồ Chí Minh",
+		"8ổ 87 ngõ 2 Võ Thị 8áu, X. Phục Lễ, H. Thủy Nguyên, Hải Phòng": "Số 87 ngõ 2 Võ Thị Sáu, X. Phục Lễ, H. Thủy Nguyên, Hải Phòng",
+		"22†/10 Lạc Long Quân, Phường Bến Nghé, Quận 1, Hồ Chí Minh":    "221/10 Lạc Long Quân, Phường Bến Nghé, Quận 1, Hồ Chí Minh",
+		"Tổ †, Liên Nghĩa, Đức Trọng, Lâm Đồng":                         "Tổ 1, Liên Nghĩa, Đức Trọng, Lâm Đồng",
+		"Số 8A Lê Lợi, Phường 5, Quận 3, Hồ Chí Minh":                   "Số 8A Lê Lợi, Phường 5, Quận 3, Hồ Chí Minh",
 	} {
 		if got := fixPlace(read); got != want {
 			t.Errorf("fixPlace(%q) = %q, want %q", read, got, want)
@@ -850,4 +854,16 @@ func TestPlaceOnAPageRectifiedAskew(t *testing.T) {
 		"place_of_residence": "Số 24 ngõ 166 Trần Hưng Đạo, Xã Phước Hội, Huyện Đất Đỏ, Tỉnh Bà Rịa - Vũng Tàu",
 		"place_of_birth":     "Thị trấn Đất Đỏ, Huyện Đất Đỏ, Tỉnh Bà Rịa - Vũng Tàu",
 	})
+}
+
+// TestLabelsEnglishHalfUnmatched: a label whose English half no label text matched ("Nơi
+// sinh / í Place of ‹-...h.": "birth" misread) leaves that half out of the value, which is
+// then the line below; a value that merely follows a label's words stays.
+func TestLabelsEnglishHalfUnmatched(t *testing.T) {
+	ws := wordsInRow(40, 300, "Nơi", "sinh", "/", "í", "Place", "of", "‹-...h.")
+	ws = append(ws, wordsInRow(40, 330, "Quảng", "Ngãi")...)
+	checkLabelledValues(t, ws, map[string]string{"place_of_birth": "Quảng Ngãi"})
+
+	ws = wordsInRow(40, 300, "Quê", "quán", "/", "Place", "of", "‹-...n.", "X.", "Tân", "Thạch,", "Châu", "Thành,", "Bến", "Tre")
+	checkLabelledValues(t, ws, map[string]string{"place_of_origin": "X. Tân Thạch, Châu Thành, Bến Tre"})
 }

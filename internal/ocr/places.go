@@ -29,7 +29,7 @@ func fixPlace(s string) string {
 				out = append(out, part) // "Bà Rịa - Vũng Tàu"
 				continue
 			}
-			part = strings.TrimLeftFunc(strings.ReplaceAll(part, "_", ""), func(r rune) bool {
+			part = strings.TrimLeftFunc(strings.ReplaceAll(placeLookAlikes(part), "_", ""), func(r rune) bool {
 				return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '('
 			})
 			if part != "" && !strayLetter(part) {
@@ -50,6 +50,21 @@ func fixPlace(s string) string {
 		}
 	}
 	return strings.Join(fixProvince(out), " ")
+}
+
+// placeLookAlikes mends a word of a place OCR read with a look-alike no address holds: a
+// dagger among digits is a 1 ("22†/10", "Tổ †,"), and an 8 or a 5 before lower-case letters
+// only is an S ("8ổ 57" for "Số 57", "Võ Thị 8áu" for "Sáu"; a house number's letter is a
+// capital: "8A").
+func placeLookAlikes(w string) string {
+	core := strings.TrimRight(w, ",.")
+	if strings.ContainsRune(core, '†') && strings.IndexFunc(core, func(r rune) bool { return r != '†' && r != '/' && !unicode.IsDigit(r) }) < 0 {
+		return strings.ReplaceAll(w, "†", "1")
+	}
+	if len(core) < 2 || (core[0] != '8' && core[0] != '5') || strings.IndexFunc(core[1:], func(r rune) bool { return !unicode.IsLower(r) }) >= 0 {
+		return w
+	}
+	return "S" + w[1:]
 }
 
 // Units places are written with, by their letters without diacritics: the two-word ones
