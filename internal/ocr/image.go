@@ -297,6 +297,21 @@ func binarise(g *image.Gray) *image.Gray {
 	return out
 }
 
+// flatten returns g with every pixel lighter than halfway between the ink's level (the
+// darkest percent) and the paper's (the median) painted in the paper's: print stays as it
+// is, mid-grey patterns go.
+func flatten(g *image.Gray) *image.Gray {
+	out := image.NewGray(g.Rect)
+	copy(out.Pix, g.Pix)
+	ink, paper := int(darkestLevel(g.Pix, 0.01)), median(g.Pix)
+	for i, v := range out.Pix {
+		if 2*int(v) > ink+int(paper) {
+			out.Pix[i] = paper
+		}
+	}
+	return out
+}
+
 // binariseLocal returns g thresholded against the local mean (localDark): ink black, the rest
 // white, whatever the light across g.
 func binariseLocal(g *image.Gray) *image.Gray {

@@ -97,3 +97,33 @@ func TestLeadersOnGuillocheLinesPainted(t *testing.T) {
 		t.Errorf("grey line before the leader changed to %d", v)
 	}
 }
+
+// TestFlattenKeepsPrintDropsGreyLines: flatten paints a mid-grey line pattern in the paper's
+// level and keeps print, dark or anti-aliased up to halfway to the paper.
+func TestFlattenKeepsPrintDropsGreyLines(t *testing.T) {
+	g := image.NewGray(image.Rect(0, 0, 200, 100))
+	for i := range g.Pix {
+		g.Pix[i] = 200
+	}
+	for y := range 100 {
+		for x := range 200 {
+			switch {
+			case x < 40 && y < 10: // print: 2 % of the page
+				g.Pix[y*200+x] = 30
+			case x < 40 && y < 12: // its anti-aliased edge
+				g.Pix[y*200+x] = 100
+			case (x+y)%9 == 0: // a guilloche line
+				g.Pix[y*200+x] = 160
+			}
+		}
+	}
+	out := flatten(g)
+	for _, c := range []struct {
+		x, y int
+		want uint8
+	}{{5, 5, 30}, {5, 11, 100}, {100, 53, 200}, {150, 30, 200}} {
+		if got := out.Pix[c.y*200+c.x]; got != c.want {
+			t.Errorf("pixel (%d, %d) = %d, want %d", c.x, c.y, got, c.want)
+		}
+	}
+}

@@ -151,6 +151,15 @@ func (r *Reader) ReadBinarised(p *Page) (*Page, error) {
 	return r.readPage(p.doc, binariseLocal(p.clean), gosseract.PSM_AUTO, p.src)
 }
 
+// ReadFlattened reads the page's document again with everything lighter than halfway from
+// the ink's level to the paper's painted in the paper's (flatten), with automatic page layout:
+// a card's guilloche of fine grey lines crossing all over it (a 9-digit card's back) reads as
+// a page of junk in every other reading, the local threshold's too, which keeps the lines.
+// Callers use it when the other readings leave required fields unread.
+func (r *Reader) ReadFlattened(p *Page) (*Page, error) {
+	return r.readPage(p.doc, flatten(p.clean), gosseract.PSM_AUTO, p.src)
+}
+
 // readPage reads clean (doc prepared by cleanForText) with psm; values are read again from
 // doc, as printed. src is where doc was rectified from (kept for ReadGrown).
 func (r *Reader) readPage(doc, clean *image.Gray, psm gosseract.PageSegMode, src source) (*Page, error) {

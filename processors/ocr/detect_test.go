@@ -3,6 +3,7 @@ package ocr
 import (
 	"fmt"
 	"image"
+	"slices"
 	"sort"
 	"testing"
 
@@ -172,12 +173,49 @@ func TestTypeToldOnTheGrownReading(t *testing.T) {
 		words = append(words, ocr.Word{Text: s, Box: image.Rect(60+70*i, 100, 120+70*i, 124), Conf: 0.9})
 	}
 	rs := &readings{}
-	rs.pages = [numReadings]*ocr.Page{empty, empty, empty, {Width: cardWidth, Height: cardHeight, Words: words}}
+	rs.pages = [numReadings]*ocr.Page{empty, empty, empty, {Width: cardWidth, Height: cardHeight, Words: words}, empty}
 	k, det, err := detectOnReadings(rs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if k != readingGrown || det.Type != TypeIDCard || det.Side != SideBack {
 		t.Errorf("told on reading %d as %+v, want reading %d (grown) as an ID card's back", k, det, readingGrown)
+	}
+}
+
+// TestTypeToldOnTheFlattenedReadingFirst: a page read as almost no words (a card's back
+// crossed all over by fine grey lines, which Tesseract reads as a picture) has its type told
+// on the reading with the grey lines painted out before the others, which read it as junk
+// with a label or two in it; a page read as words tries that reading last.
+func TestTypeToldOnTheFlattenedReadingFirst(t *testing.T) {
+	row := func(y int, texts ...string) []ocr.Word {
+		var ws []ocr.Word
+		for i, s := range texts {
+			ws = append(ws, ocr.Word{Text: s, Box: image.Rect(60+90*i, y, 140+90*i, y+24), Conf: 0.9})
+		}
+		return ws
+	}
+	page := func(ws ...[]ocr.Word) *ocr.Page {
+		return &ocr.Page{Width: cardWidth, Height: cardHeight, Words: slices.Concat(ws...)}
+	}
+	junk := page(row(100, "Tôngiáo:", "Khô", "HỀ", "XS,"), row(200, "=.c", "=2", "xi", "AC"))
+	flattened := page(row(100, "Dân", "tộc:", "Kinh", "Tôn", "giáo:", "Không"), row(150, "DẤU", "VẾT", "RIÊNG", "VÀ", "DỊ", "HÌNH"))
+	for _, c := range []struct {
+		name  string
+		first *ocr.Page
+		want  int
+	}{
+		{"barely read", page(row(300, "se"), row(400, "<<")), readingFlattened},
+		{"read as words", page(row(300, "Ngày", "30", "tháng", "05", "năm", "2019"), row(340, "GIÁM", "ĐỐC", "TP.", "ĐÀ", "NẴNG")), readingBlock},
+	} {
+		rs := &readings{}
+		rs.pages = [numReadings]*ocr.Page{c.first, junk, junk, junk, flattened}
+		k, det, err := detectOnReadings(rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k != c.want || det.Type != TypeLegacyIDCard {
+			t.Errorf("%s: told on reading %d as %+v, want reading %d as a 9-digit card", c.name, k, det, c.want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/imagecheck"
@@ -183,10 +184,20 @@ func (g *group) readFront(img image.Image) (*reading, error) {
 // was told on: the page as read, else read as one block, else thresholded locally (both
 // other readings drop whole rows of some cards, the title's among them), else from the
 // picture with the outline grown (a light card's back printed all over with fine wavy lines
-// read as no words at all until a margin of the table beside it moved Tesseract's threshold);
-// unknown, with the page as read, when none tells it.
+// read as no words at all until a margin of the table beside it moved Tesseract's threshold),
+// else with mid-grey patterns painted out (a card's back crossed all over by fine grey lines:
+// tried second when the page as read has almost no words, barelyRead); unknown, with the
+// page as read, when none tells it.
 func detectOnReadings(rs *readings) (int, Detection, error) {
-	for _, k := range []int{readingAsRead, readingBlock, readingBinarised, readingGrown} {
+	order := []int{readingAsRead, readingBlock, readingBinarised, readingGrown, readingFlattened}
+	first, err := rs.at(readingAsRead)
+	if err != nil {
+		return 0, Detection{}, err
+	}
+	if barelyRead(first) {
+		order = []int{readingAsRead, readingFlattened, readingBlock, readingBinarised, readingGrown}
+	}
+	for _, k := range order {
 		page, err := rs.at(k)
 		if err != nil {
 			return 0, Detection{}, err
@@ -196,6 +207,24 @@ func detectOnReadings(rs *readings) (int, Detection, error) {
 		}
 	}
 	return readingAsRead, Detection{Type: TypeUnknown}, nil
+}
+
+// barelyRead reports whether a page was read as fewer than five words of two letters or more:
+// Tesseract read the card as a picture, not as print.
+func barelyRead(p *ocr.Page) bool {
+	n := 0
+	for _, w := range p.Words {
+		letters := 0
+		for _, r := range w.Text {
+			if unicode.IsLetter(r) {
+				letters++
+			}
+		}
+		if letters >= 2 {
+			n++
+		}
+	}
+	return n < 5
 }
 
 // isIdentityCard2024 reports whether a chip card's front text shows the identity card of 2024
@@ -369,7 +398,8 @@ func (g *group) readPage(img image.Image, rs *readings, told int, det Detection,
 	// serif print beside the fingerprint boxes): read as one block, then thresholded
 	// locally (small print on a guilloche), then from the picture with the document's
 	// outline grown (an outline found on the card's own print cuts rows off: also when
-	// the first reading shows a row cut, ocr.Page.CutOff), the page fills what the readings
+	// the first reading shows a row cut, ocr.Page.CutOff), then with mid-grey patterns
+	// painted out (fine grey lines crossing a whole card), the page fills what the readings
 	// before it left unread, by labels only (the fixed layout was the first reading's last
 	// resort), and a place or marks cut short at its line's end (ocr.CutShort) by the same
 	// read whole.

@@ -8,6 +8,7 @@ const (
 	readingBlock            // read as one block (ocr.ReadAsBlock)
 	readingBinarised        // thresholded locally (ocr.ReadBinarised)
 	readingGrown            // from the picture with the document's outline grown (ocr.ReadGrown)
+	readingFlattened        // mid-grey patterns painted out (ocr.ReadFlattened)
 	numReadings
 )
 
@@ -33,6 +34,7 @@ func (rs *readings) at(k int) (*ocr.Page, error) {
 	if rs.pages[k] == nil {
 		read := [numReadings]func(*ocr.Page) (*ocr.Page, error){
 			readingBlock: rs.reader.ReadAsBlock, readingBinarised: rs.reader.ReadBinarised, readingGrown: rs.reader.ReadGrown,
+			readingFlattened: rs.reader.ReadFlattened,
 		}[k]
 		p, err := read(rs.pages[readingAsRead])
 		if err != nil {
