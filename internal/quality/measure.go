@@ -138,3 +138,29 @@ func (p plane) darkest(q float64) float64 {
 	}
 	return 255
 }
+
+// meanInside returns the mean luma of p inside the convex quadrilateral q, given in the
+// picture's pixels, scale p's pixels to one of them; p's mean when q holds no pixel centre.
+func (p plane) meanInside(q Quad, scale float64) float64 {
+	var c [4][2]float64
+	x0, y0, x1, y1 := float64(p.w), float64(p.h), 0.0, 0.0
+	for i, pt := range q {
+		c[i] = [2]float64{pt[0] * scale, pt[1] * scale}
+		x0, y0, x1, y1 = min(x0, c[i][0]), min(y0, c[i][1]), max(x1, c[i][0]), max(y1, c[i][1])
+	}
+	var sum float64
+	n := 0
+	for y := max(0, int(y0)); y < min(p.h, int(y1)+1); y++ {
+		for x := max(0, int(x0)); x < min(p.w, int(x1)+1); x++ {
+			at := [2]float64{float64(x) + 0.5, float64(y) + 0.5}
+			if containsQuad(c, [4][2]float64{at, at, at, at}) {
+				sum += float64(p.pix[y*p.w+x])
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return p.mean()
+	}
+	return sum / float64(n)
+}

@@ -14,11 +14,12 @@ package quality
 
 import (
 	"image"
+	"slices"
 )
 
 // Version identifies the gate's algorithm and default thresholds; it is reported with every
 // assessment (QualityAssessed.gate_version) and changes whenever scores would change.
-const Version = "quality-go-4"
+const Version = "quality-go-5"
 
 // WorkingWidth is the width, in pixels, of the copy every measure is taken on.
 const WorkingWidth = 640
@@ -238,6 +239,7 @@ func (g *Gate) Assess(img image.Image, kind Kind) Result {
 	if res.Brightness < g.t.MinBrightness {
 		res.Reasons = append(res.Reasons, ReasonTooDark)
 	}
+	tooDark := len(res.Reasons)
 	switch {
 	case kind == Document && !g.bigEnough(res.Width, res.Height):
 		res.Framing = FramingNotFramed
@@ -252,6 +254,12 @@ func (g *Gate) Assess(img image.Image, kind Kind) Result {
 		case docCutOff, docTooFar:
 			res.Framing = FramingNotFramed
 			res.Reasons = append(res.Reasons, ReasonNotFramed)
+		default:
+			// A lit card on a dark table is fine: once the document is found whole, its own
+			// brightness replaces the frame's, as a selfie's face's does.
+			if res.Brightness < g.t.MinBrightness && p.meanInside(d.quad, float64(p.w)/float64(res.Width)) >= g.t.MinBrightness {
+				res.Reasons = slices.Delete(res.Reasons, tooDark-1, tooDark)
+			}
 		}
 	}
 	res.Passed = len(res.Reasons) == 0

@@ -3,6 +3,7 @@ package quality
 import (
 	"image"
 	"image/color"
+	"image/draw"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -182,5 +183,27 @@ func BenchmarkAssess(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		g.Assess(img, Document)
+	}
+}
+
+// TestLitCardOnADarkTable: a well-lit card on a near-black table, the frame's mean luma under
+// MinBrightness, is judged by the card's own brightness and passes; the same capture with
+// all its light cut to a fifth is still too dark.
+func TestLitCardOnADarkTable(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 1600, 1200))
+	fillRect(img, img.Bounds(), color.RGBA{10, 10, 12, 255})
+	card := syntheticCard(640, 400)
+	draw.Draw(img, image.Rect(480, 400, 1120, 800), card, image.Point{}, draw.Src)
+	g := NewGate(DefaultThresholds())
+	res := g.Assess(img, Document)
+	if res.Brightness >= g.Thresholds().MinBrightness {
+		t.Fatalf("frame brightness %.1f, want the scene under %.0f", res.Brightness, g.Thresholds().MinBrightness)
+	}
+	if !res.Passed {
+		t.Errorf("lit card on a dark table: %v, want passed", res.Reasons)
+	}
+	scaleBrightness(img, 0.2)
+	if res := g.Assess(img, Document); !slices.Contains(res.Reasons, ReasonTooDark) {
+		t.Errorf("whole capture dimmed: %v, want too_dark", res.Reasons)
 	}
 }
