@@ -383,9 +383,12 @@ func agree(field, a, va, b, vb string) bool {
 
 // lookAlike returns the letter an OCR-B reader's look-alike group of c stands for: I for I L
 // 1 T (T for the serifed I of monospace faces that are not OCR-B), E for E F, O for O Q D 0,
-// B for B 8, S for S 5, Z for Z 2, G for G 6, K for K X; c itself otherwise.
+// B for B 8, S for S 5, Z for Z 2, G for G 6, K for K X, V for V Y (a 2024 card's zone read
+// TRINH<<YAN for VAN); c itself otherwise.
 func lookAlike(c byte) byte {
 	switch c {
+	case 'Y':
+		return 'V'
 	case 'L', '1', 'T':
 		return 'I'
 	case 'F':

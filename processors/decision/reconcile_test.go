@@ -252,6 +252,7 @@ func TestMRZNameMendedFromThePrintedName(t *testing.T) {
 		{"QUÁCH HỒNG MAI", "OUACH", "HONG MAI", "QUACH HONG MAI"},
 		{"MAI MINH TOÀN", "MAT", "MTNH TOAN", "MAI MINH TOAN"},
 		{"MAI MINH TOÀN", "MAI", "MINH TOAN", "MAI MINH TOAN"},
+		{"TRỊNH VĂN BÌNH", "TRINH", "YAN BINH", "TRINH VAN BINH"},
 		{"LÊ VĂN AN", "LE", "VAN AM", "LE VAN AM"},         // M is no look-alike of N
 		{"LÊ VĂN AN", "LE", "VAN ANH", "LE VAN ANH"},       // a letter more
 		{"LÊ THỊ AN", "LE", "THI THU AN", "LE THI THU AN"}, // a word more
