@@ -450,7 +450,8 @@ func mendName(m map[string]string, printed string) map[string]string {
 // lookAlikeDistance compares two MRZ-folded strings as an OCR-B reader's errors would
 // differ: the letters it confuses are made one first (lookAlike), then an edit distance
 // counts a glyph inserted or lost beside a look-alike of itself (ILINH read for LINH, UYEFN
-// for UYEN) as 1, and any other insertion, deletion or substitution as 3. So each glyph read
+// for UYEN) and a U of b read in a as its two stems (IIIONG for LUONG) as 1, and any other
+// insertion, deletion or substitution as 3. So each glyph read
 // twice scores 1, while a letter more or less (LAN against AN, MAI against MA) or another
 // letter scores 3: at most two glyphs read twice (IEFE for LE, a 2024 card's zone) is still
 // the same name, a different letter never.
@@ -472,6 +473,8 @@ func lookAlikeDistance(a, b string) int {
 		}
 		return 3
 	}
+	// before is the row two glyphs back, for a U of b read as two stems, "II" in a (1).
+	before := make([]int, len(y)+1)
 	prev := make([]int, len(y)+1)
 	cur := make([]int, len(y)+1)
 	for j := 1; j <= len(y); j++ {
@@ -485,8 +488,11 @@ func lookAlikeDistance(a, b string) int {
 				sub = 0
 			}
 			cur[j] = min(prev[j]+indel(x, i-1), cur[j-1]+indel(y, j-1), prev[j-1]+sub)
+			if i >= 2 && x[i-2] == 'I' && x[i-1] == 'I' && y[j-1] == 'U' {
+				cur[j] = min(cur[j], before[j-1]+1)
+			}
 		}
-		prev, cur = cur, prev
+		before, prev, cur = prev, cur, before
 	}
 	return prev[len(y)]
 }
