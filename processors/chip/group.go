@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/idstream/idstream/internal/blob"
+	"github.com/idstream/idstream/internal/claimcheck"
 	"github.com/idstream/idstream/internal/lds"
 	"github.com/idstream/idstream/internal/mrtd"
 	"github.com/idstream/idstream/internal/registry"
@@ -254,19 +255,15 @@ func (g *group) load(ctx context.Context, c *schemas.CaptureSubmitted) (files ch
 			continue
 		}
 		seen[ref.Name] = true
-		data, err := g.blobs.Get(ctx, ref.URI)
+		data, err := claimcheck.Bytes(ctx, g.blobs, ref.URI, ref.SHA256)
 		switch {
-		case errors.Is(err, blob.ErrNotFound):
+		case errors.Is(err, claimcheck.ErrGone):
 			return chipFiles{}, true, nil
-		case errors.Is(err, blob.ErrTooLarge), errors.Is(err, blob.ErrInvalidKey):
+		case errors.Is(err, claimcheck.ErrUnusable):
 			files.unreadable = append(files.unreadable, ref.Name)
 			continue
 		case err != nil:
 			return chipFiles{}, false, fmt.Errorf("chip: load %s of capture %s: %w", ref.Name, c.CaptureID, err)
-		}
-		if !sha256Matches(data, ref.SHA256) {
-			files.unreadable = append(files.unreadable, ref.Name)
-			continue
 		}
 		switch {
 		case isDG:

@@ -3,8 +3,6 @@ package chip
 import (
 	"context"
 	"crypto"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -442,16 +440,6 @@ func documentType(m *mrz.MRZ, hasDG13 bool) string {
 func field(name, value string) schemas.Field {
 	one := 1.0
 	return schemas.Field{Name: name, Value: composeVietnamese(value), Confidence: &one}
-}
-
-// sha256Matches reports whether data hashes to want (lowercase or uppercase hex); an empty
-// want matches anything.
-func sha256Matches(data []byte, want string) bool {
-	if want == "" {
-		return true
-	}
-	sum := sha256.Sum256(data)
-	return strings.EqualFold(hex.EncodeToString(sum[:]), want)
 }
 
 func dedupe(ss []string) []string {

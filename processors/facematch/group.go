@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/idstream/idstream/internal/blob"
+	"github.com/idstream/idstream/internal/claimcheck"
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/imagecheck"
 	"github.com/idstream/idstream/processors"
@@ -511,24 +512,14 @@ func (g *group) compare(p pairSpec, ra, rb faceResult) (*schemas.FacePair, schem
 // gone; an unusable image or one without a face is a result with a reason, not an error.
 func (g *group) embed(ctx context.Context, s *source) (r faceResult, found bool, err error) {
 	unreadable := faceResult{reason: ReasonImageUnreadable}
-	data, err := g.blobs.Get(ctx, s.ref.URI)
+	img, err := claimcheck.Image(ctx, g.blobs, s.ref.URI, s.ref.SHA256, g.limits)
 	switch {
-	case errors.Is(err, blob.ErrNotFound):
+	case errors.Is(err, claimcheck.ErrGone):
 		return faceResult{}, false, nil
-	case errors.Is(err, blob.ErrTooLarge), errors.Is(err, blob.ErrInvalidKey):
+	case errors.Is(err, claimcheck.ErrUnusable):
 		return unreadable, true, nil
 	case err != nil:
 		return faceResult{}, false, fmt.Errorf("facematch: load %s image of capture %s: %w", s.role, s.captureID, err)
-	}
-	if s.ref.SHA256 != "" {
-		sum := sha256.Sum256(data)
-		if !strings.EqualFold(hex.EncodeToString(sum[:]), s.ref.SHA256) {
-			return unreadable, true, nil
-		}
-	}
-	img, _, err := imagecheck.Decode(data, g.limits)
-	if err != nil {
-		return unreadable, true, nil
 	}
 	faces, err := g.engine.Detect(img)
 	switch {

@@ -2,15 +2,13 @@ package fraud
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"image"
 	"slices"
 	"strings"
 
-	"github.com/idstream/idstream/internal/blob"
+	"github.com/idstream/idstream/internal/claimcheck"
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/idnumber"
 	"github.com/idstream/idstream/internal/imagecheck"
@@ -174,24 +172,14 @@ func hasStep(st *schemas.SessionState, step string) bool { return slices.Contain
 // selfie_unreadable, no_face_found) is returned instead of an embedding when there is none;
 // err only for a blob store or model failure.
 func (g *group) embedSelfie(ctx context.Context, s selfie) (vec []float32, reason string, err error) {
-	data, err := g.blobs.Get(ctx, s.ref.URI)
+	img, err := claimcheck.Image(ctx, g.blobs, s.ref.URI, s.ref.SHA256, g.faces.limits)
 	switch {
-	case errors.Is(err, blob.ErrNotFound):
+	case errors.Is(err, claimcheck.ErrGone):
 		return nil, ReasonSelfieUnavailable, nil
-	case errors.Is(err, blob.ErrTooLarge), errors.Is(err, blob.ErrInvalidKey):
+	case errors.Is(err, claimcheck.ErrUnusable):
 		return nil, ReasonSelfieUnreadable, nil
 	case err != nil:
 		return nil, "", fmt.Errorf("fraud: load selfie of capture %s: %w", s.captureID, err)
-	}
-	if s.ref.SHA256 != "" {
-		sum := sha256.Sum256(data)
-		if !strings.EqualFold(hex.EncodeToString(sum[:]), s.ref.SHA256) {
-			return nil, ReasonSelfieUnreadable, nil
-		}
-	}
-	img, _, err := imagecheck.Decode(data, g.faces.limits)
-	if err != nil {
-		return nil, ReasonSelfieUnreadable, nil
 	}
 	vec, reason, err = largestFaceEmbedding(g.faces.engine, img)
 	if err != nil {

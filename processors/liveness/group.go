@@ -12,15 +12,13 @@ package liveness
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/idstream/idstream/internal/blob"
+	"github.com/idstream/idstream/internal/claimcheck"
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/imagecheck"
 	"github.com/idstream/idstream/processors"
@@ -230,24 +228,14 @@ func (g *group) assess(ctx context.Context, qa *schemas.QualityAssessed) (*schem
 		return ev, nil
 	}
 
-	data, err := g.blobs.Get(ctx, qa.Image.URI)
+	img, err := claimcheck.Image(ctx, g.blobs, qa.Image.URI, qa.Image.SHA256, g.limits)
 	switch {
-	case errors.Is(err, blob.ErrNotFound):
+	case errors.Is(err, claimcheck.ErrGone):
 		return nil, nil
-	case errors.Is(err, blob.ErrTooLarge), errors.Is(err, blob.ErrInvalidKey):
+	case errors.Is(err, claimcheck.ErrUnusable):
 		return fail(ReasonImageUnreadable)
 	case err != nil:
 		return nil, fmt.Errorf("liveness: load image of capture %s: %w", qa.CaptureID, err)
-	}
-	if qa.Image.SHA256 != "" {
-		sum := sha256.Sum256(data)
-		if !strings.EqualFold(hex.EncodeToString(sum[:]), qa.Image.SHA256) {
-			return fail(ReasonImageUnreadable)
-		}
-	}
-	img, _, err := imagecheck.Decode(data, g.limits)
-	if err != nil {
-		return fail(ReasonImageUnreadable)
 	}
 	faces, err := g.engine.Detect(img)
 	switch {

@@ -2,8 +2,6 @@ package ocr
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"image"
@@ -12,8 +10,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/idstream/idstream/internal/blob"
-	"github.com/idstream/idstream/internal/imagecheck"
+	"github.com/idstream/idstream/internal/claimcheck"
 	"github.com/idstream/idstream/internal/mrz"
 	"github.com/idstream/idstream/internal/ocr"
 	"github.com/idstream/idstream/schemas"
@@ -133,30 +130,19 @@ func (g *group) read(ctx context.Context, qa *schemas.QualityAssessed, side stri
 }
 
 // load returns the decoded image of qa: gone when the blob no longer exists, a nil image
-// when it cannot be used.
+// when it cannot be used (claimcheck).
 func (g *group) load(ctx context.Context, qa *schemas.QualityAssessed) (img image.Image, gone bool, err error) {
-	ref := qa.Image
-	if ref.URI == "" {
+	if qa.Image.URI == "" {
 		return nil, false, nil
 	}
-	data, err := g.blobs.Get(ctx, ref.URI)
+	img, err = claimcheck.Image(ctx, g.blobs, qa.Image.URI, qa.Image.SHA256, g.limits)
 	switch {
-	case errors.Is(err, blob.ErrNotFound):
+	case errors.Is(err, claimcheck.ErrGone):
 		return nil, true, nil
-	case errors.Is(err, blob.ErrTooLarge), errors.Is(err, blob.ErrInvalidKey):
+	case errors.Is(err, claimcheck.ErrUnusable):
 		return nil, false, nil
 	case err != nil:
 		return nil, false, fmt.Errorf("ocr: load image of capture %s: %w", qa.CaptureID, err)
-	}
-	if ref.SHA256 != "" {
-		sum := sha256.Sum256(data)
-		if !strings.EqualFold(hex.EncodeToString(sum[:]), ref.SHA256) {
-			return nil, false, nil
-		}
-	}
-	img, _, err = imagecheck.Decode(data, g.limits)
-	if err != nil {
-		return nil, false, nil
 	}
 	return img, false, nil
 }

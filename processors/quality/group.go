@@ -8,17 +8,15 @@ package quality
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"image"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/idstream/idstream/internal/blob"
+	"github.com/idstream/idstream/internal/claimcheck"
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/imagecheck"
 	qualitygate "github.com/idstream/idstream/internal/quality"
@@ -244,24 +242,14 @@ func (g *group) assess(ctx context.Context, c *schemas.CaptureSubmitted, kind qu
 		return unusable()
 	}
 	qa.Image = ref
-	data, err := g.blobs.Get(ctx, ref.URI)
+	img, err := claimcheck.Image(ctx, g.blobs, ref.URI, ref.SHA256, g.limits)
 	switch {
-	case errors.Is(err, blob.ErrNotFound):
+	case errors.Is(err, claimcheck.ErrGone):
 		return nil, false, nil
-	case errors.Is(err, blob.ErrTooLarge), errors.Is(err, blob.ErrInvalidKey):
+	case errors.Is(err, claimcheck.ErrUnusable):
 		return unusable()
 	case err != nil:
 		return nil, false, fmt.Errorf("quality: load image of capture %s: %w", c.CaptureID, err)
-	}
-	if ref.SHA256 != "" {
-		sum := sha256.Sum256(data)
-		if !strings.EqualFold(hex.EncodeToString(sum[:]), ref.SHA256) {
-			return unusable()
-		}
-	}
-	img, _, err := imagecheck.Decode(data, g.limits)
-	if err != nil {
-		return unusable()
 	}
 	res := g.gate.Assess(img, kind)
 	qa.Passed = res.Passed
