@@ -366,8 +366,9 @@ func localDark(g *image.Gray) func(int) bool {
 // cleanForText prepares a rectified document for a full-page text pass. It paints out, in
 // the paper's level:
 //   - the dotted leader lines printed after a label for the value to sit on ("Họ tên
-//     ........"): runs of at least five small dark dots at one height. Tesseract reads such
-//     rows as noise and loses the text on them. Isolated dots (of an i, below a vowel) stay;
+//     ........"): runs of at least five small dots of ink, evenly spaced along one height.
+//     Tesseract reads such rows as noise and loses the text on them. Isolated dots (of an
+//     i, below a vowel) and accents along a row stay;
 //   - dark shapes taller than any printed character (over 9 % of the height): the photo, the
 //     emblem, a QR code, the chip, fingerprint frames, a stamp. Solid ones (filling over a
 //     third of their box) go with their box, thin ones (rings, frames, strokes) pixel by
