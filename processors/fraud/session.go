@@ -38,7 +38,7 @@ func (g *group) handleSnapshot(ctx context.Context, rec *processors.Record) ([]p
 	if err != nil {
 		return nil, err
 	}
-	if !changes(st.Checks, checks) {
+	if !schemas.ChecksChange(st.Checks, checks) {
 		return updates, nil
 	}
 	env := schemas.Envelope{
@@ -127,30 +127,6 @@ func assessed(st *schemas.SessionState) bool {
 		}
 	}
 	return true
-}
-
-// changes reports whether merging add into cs (by name) would change cs.
-func changes(cs, add []schemas.Check) bool {
-	for _, a := range add {
-		i := slices.IndexFunc(cs, func(c schemas.Check) bool { return c.Name == a.Name })
-		if i < 0 || !sameCheck(cs[i], a) {
-			return true
-		}
-	}
-	return false
-}
-
-func sameCheck(a, b schemas.Check) bool {
-	return a.Name == b.Name && a.Status == b.Status && a.Source == b.Source &&
-		eq(a.Score, b.Score) && eq(a.Threshold, b.Threshold) && eq(a.ReasonCode, b.ReasonCode) &&
-		eq(a.ModelVersion, b.ModelVersion) && eq(a.CaptureID, b.CaptureID) && eq(a.Detail, b.Detail)
-}
-
-func eq[T comparable](a, b *T) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }
 
 // forgetSession tombstones the capture-index entries of an erased session, and its

@@ -85,11 +85,11 @@ func (f Folder) Fold(st *schemas.SessionState, event any) (*schemas.SessionState
 		}
 		return foldResult(st, st.Faces, ev, ev.Envelope, ev.Checks, func(n *schemas.SessionState, v *schemas.FacesMatched) { n.Faces = v })
 	case *schemas.FraudAssessed:
-		if ev == nil || st == nil || isTerminal(st.Status) || !checksChange(st.Checks, ev.Checks) {
+		if ev == nil || st == nil || isTerminal(st.Status) || !schemas.ChecksChange(st.Checks, ev.Checks) {
 			return st, false
 		}
 		next := cloneState(st)
-		next.Checks = mergeChecks(st.Checks, ev.Checks)
+		next.Checks = schemas.MergeChecks(st.Checks, ev.Checks)
 		return touch(next, ev.Envelope), true
 	case *schemas.Decision:
 		if ev == nil || st == nil {
@@ -268,7 +268,7 @@ func (f Folder) foldQuality(st *schemas.SessionState, ev *schemas.QualityAssesse
 	}
 	next.Captures = putCapture(st.Captures, c, order)
 	next.Status = schemas.StatusCapturing
-	next.Checks = mergeChecks(next.Checks, []schemas.Check{check})
+	next.Checks = schemas.MergeChecks(next.Checks, []schemas.Check{check})
 	advance(next)
 	return touch(next, ev.Envelope), true
 }
@@ -278,7 +278,7 @@ func (f Folder) foldDocument(st *schemas.SessionState, ev *schemas.DocumentRead)
 		return st, false
 	}
 	i := slices.IndexFunc(st.Documents, func(d schemas.DocumentRead) bool { return d.Step == ev.Step })
-	if i >= 0 && st.Documents[i].Envelope.EventID == ev.Envelope.EventID && !checksChange(st.Checks, ev.Checks) {
+	if i >= 0 && st.Documents[i].Envelope.EventID == ev.Envelope.EventID && !schemas.ChecksChange(st.Checks, ev.Checks) {
 		return st, false
 	}
 	next := cloneState(st)
@@ -293,7 +293,7 @@ func (f Folder) foldDocument(st *schemas.SessionState, ev *schemas.DocumentRead)
 		})
 	}
 	next.Documents = docs
-	next.Checks = mergeChecks(st.Checks, ev.Checks)
+	next.Checks = schemas.MergeChecks(st.Checks, ev.Checks)
 	return touch(next, ev.Envelope), true
 }
 
@@ -301,13 +301,13 @@ func (f Folder) foldDocument(st *schemas.SessionState, ev *schemas.DocumentRead)
 // matching's) with its checks, unless the state already holds that very event with the same
 // checks. cur is the payload the state holds, set stores a copy of ev into the next state.
 func foldResult[T any](st *schemas.SessionState, cur, ev *T, env schemas.Envelope, checks []schemas.Check, set func(*schemas.SessionState, *T)) (*schemas.SessionState, bool) {
-	if cur != nil && envelopeOf(cur).EventID == env.EventID && !checksChange(st.Checks, checks) {
+	if cur != nil && envelopeOf(cur).EventID == env.EventID && !schemas.ChecksChange(st.Checks, checks) {
 		return st, false
 	}
 	next := cloneState(st)
 	v := *ev
 	set(next, &v)
-	next.Checks = mergeChecks(st.Checks, checks)
+	next.Checks = schemas.MergeChecks(st.Checks, checks)
 	return touch(next, env), true
 }
 
@@ -343,7 +343,7 @@ func foldDecision(st *schemas.SessionState, ev *schemas.Decision) (*schemas.Sess
 		Extracted:     ev.Extracted,
 		DecidedAt:     ev.DecidedAt,
 	}
-	next.Checks = mergeChecks(st.Checks, ev.Checks)
+	next.Checks = schemas.MergeChecks(st.Checks, ev.Checks)
 	return touch(next, ev.Envelope), true
 }
 
@@ -444,44 +444,6 @@ func putCapture(cs []schemas.StepCapture, c schemas.StepCapture, order []string)
 		return stepRank(order, a.Step) - stepRank(order, b.Step)
 	})
 	return out
-}
-
-// mergeChecks returns a new slice: cs with every check of add replacing the check of the
-// same name, or appended in the order of add.
-func mergeChecks(cs, add []schemas.Check) []schemas.Check {
-	out := slices.Clone(cs)
-	for _, a := range add {
-		if i := slices.IndexFunc(out, func(c schemas.Check) bool { return c.Name == a.Name }); i >= 0 {
-			out[i] = a
-		} else {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// checksChange reports whether merging add into cs would change cs.
-func checksChange(cs, add []schemas.Check) bool {
-	for _, a := range add {
-		i := slices.IndexFunc(cs, func(c schemas.Check) bool { return c.Name == a.Name })
-		if i < 0 || !checkEqual(cs[i], a) {
-			return true
-		}
-	}
-	return false
-}
-
-func checkEqual(a, b schemas.Check) bool {
-	return a.Name == b.Name && a.Status == b.Status && a.Source == b.Source &&
-		eqPtr(a.Score, b.Score) && eqPtr(a.Threshold, b.Threshold) && eqPtr(a.ReasonCode, b.ReasonCode) &&
-		eqPtr(a.ModelVersion, b.ModelVersion) && eqPtr(a.CaptureID, b.CaptureID) && eqPtr(a.Detail, b.Detail)
-}
-
-func eqPtr[T comparable](a, b *T) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }
 
 func ptr[T any](v T) *T { return &v }
