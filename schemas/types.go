@@ -83,6 +83,11 @@ type Envelope struct {
 	Producer   string    `avro:"producer" json:"producer"`
 }
 
+// ProducerDecision is the envelope producer of every Decision, and so of the one snapshot of
+// ekyc.session-state.v1 that results from folding a session's Decision (the session group
+// keeps the folded event's envelope): readers of the state tell that snapshot by it.
+const ProducerDecision = "decision"
+
 // BlobRef is a claim-check: image and chip bytes live in the blob store, never in Kafka.
 type BlobRef struct {
 	Name      string `avro:"name" json:"name"` // role: image, video, sod, dg1, dg2, ..., face

@@ -10,7 +10,7 @@ import (
 )
 
 // Producer is the producer name in the envelopes of decisions.
-const Producer = "decision"
+const Producer = schemas.ProducerDecision
 
 // ID returns the deterministic decision id of a session: "dec_" + the first 24 hex digits of
 // SHA-256(sessionID). The decision's event id is "evt_" + the same digits.

@@ -8,18 +8,13 @@ import (
 	"github.com/idstream/idstream/schemas"
 )
 
-// DecisionProducer is the envelope producer of the one session-state snapshot that results
-// from folding a session's Decision (the decision group's name). Sinks may not import the
-// decision processor, so the name is repeated here.
-const DecisionProducer = "decision"
-
 // Producer is the envelope producer of every record the sink writes.
 const Producer = "webhook"
 
 // Trigger maps one record of ekyc.session-state.v1 to the first delivery of its
 // session-completed webhook: a WebhookDelivery with attempt 0 on ekyc.webhook.retry.v1, due
 // at once. Only the snapshot that results from folding the Decision triggers (Decision set
-// and envelope producer "decision"); tombstones, other snapshots, unknown tenants and
+// and envelope producer schemas.ProducerDecision); tombstones, other snapshots, unknown tenants and
 // sessions with no webhook URL (neither the session's nor the tenant's) produce nothing.
 // It is deterministic: the body is built as of the decision, so a re-run yields the same
 // record (the same webhook-id, the same bytes).
@@ -31,7 +26,7 @@ func (s *Sink) Trigger(_ context.Context, rec *processors.Record) ([]processors.
 	if err != nil {
 		return nil, fmt.Errorf("webhook trigger: decode envelope: %w", err)
 	}
-	if env.Producer != DecisionProducer {
+	if env.Producer != schemas.ProducerDecision {
 		return nil, nil
 	}
 	var st schemas.SessionState
