@@ -30,8 +30,8 @@ import (
 
 	"github.com/idstream/idstream/internal/cardrender"
 	"github.com/idstream/idstream/internal/face/facetest"
+	"github.com/idstream/idstream/internal/imagequality"
 	"github.com/idstream/idstream/internal/mrtd/mrtdtest"
-	"github.com/idstream/idstream/internal/quality"
 	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/chip/chiptest"
 )
@@ -460,7 +460,7 @@ func TestTestDocumentsPassTheGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := &testEnv{pki: pki, faces: facetest.New(t)}
-	gate := quality.NewGate(quality.DefaultThresholds())
+	gate := imagequality.NewGate(imagequality.DefaultThresholds())
 	seen := map[string]string{}
 	for name, build := range map[string]func(testing.TB) []byte{
 		"front": e.front, "back": e.back, "passport": e.passportPage,
@@ -472,7 +472,7 @@ func TestTestDocumentsPassTheGate(t *testing.T) {
 			if err != nil || format != "jpeg" {
 				t.Fatalf("%s: %s, %v; want a JPEG", name, format, err)
 			}
-			if res := gate.Assess(img, quality.Document); !res.Passed {
+			if res := gate.Assess(img, imagequality.Document); !res.Passed {
 				t.Errorf("%s: the gate answers %v (blur %.0f, glare %.3f, brightness %.0f)", name, res.Reasons, res.Blur, res.Glare, res.Brightness)
 			}
 			if other, dup := seen[string(b)]; dup {

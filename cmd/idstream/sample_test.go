@@ -6,14 +6,14 @@ import (
 	"image"
 	"testing"
 
-	"github.com/idstream/idstream/internal/quality"
+	"github.com/idstream/idstream/internal/imagequality"
 )
 
 // TestSampleImages: every card kind of `idstream sample-image` (README's curl session
 // uploads vehicle-front and vehicle-back) is a JPEG the default quality gate passes as a
 // document, and an unknown kind is a usage error.
 func TestSampleImages(t *testing.T) {
-	gate := quality.NewGate(quality.DefaultThresholds())
+	gate := imagequality.NewGate(imagequality.DefaultThresholds())
 	for _, kind := range []string{"vehicle-front", "vehicle-back", "id-front", "id-back", "passport"} {
 		var out bytes.Buffer
 		if err := runSampleImage([]string{"--kind", kind, "--seed", "1"}, &out); err != nil {
@@ -23,7 +23,7 @@ func TestSampleImages(t *testing.T) {
 		if err != nil || format != "jpeg" {
 			t.Fatalf("%s: %s, %v; want a JPEG", kind, format, err)
 		}
-		if res := gate.Assess(img, quality.Document); !res.Passed {
+		if res := gate.Assess(img, imagequality.Document); !res.Passed {
 			t.Errorf("%s: the gate answers %v (framing %s)", kind, res.Reasons, res.Framing)
 		}
 	}

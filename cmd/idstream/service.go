@@ -27,9 +27,9 @@ import (
 	"github.com/idstream/idstream/internal/chserver"
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/flow"
+	"github.com/idstream/idstream/internal/imagequality"
 	"github.com/idstream/idstream/internal/mrtd"
 	"github.com/idstream/idstream/internal/ocr"
-	"github.com/idstream/idstream/internal/quality"
 	"github.com/idstream/idstream/internal/registry"
 	"github.com/idstream/idstream/internal/tenant"
 	"github.com/idstream/idstream/processors"
@@ -40,7 +40,7 @@ import (
 	"github.com/idstream/idstream/processors/fraud"
 	"github.com/idstream/idstream/processors/liveness"
 	ocrproc "github.com/idstream/idstream/processors/ocr"
-	qualitygroup "github.com/idstream/idstream/processors/quality"
+	"github.com/idstream/idstream/processors/quality"
 	"github.com/idstream/idstream/processors/session"
 	"github.com/idstream/idstream/schemas"
 	chsink "github.com/idstream/idstream/sinks/clickhouse"
@@ -281,13 +281,13 @@ func (s *Service) startGroup(name string, blobs blob.Store, flows flow.Set) erro
 		}
 		s.spawn("group decision", r.Run)
 	case "quality":
-		gate := quality.NewGate(quality.DefaultThresholds())
+		gate := imagequality.NewGate(imagequality.DefaultThresholds())
 		faces, err := s.faceEngine(name)
 		if err != nil {
 			return err
 		}
-		r, err := processors.NewRunner(qualitygroup.NewGroup(s.codec, blobs, gate,
-			qualitygroup.WithFaceDetector(faces, qualitygroup.DefaultSelfieFraming())), opts...)
+		r, err := processors.NewRunner(quality.NewGroup(s.codec, blobs, gate,
+			quality.WithFaceDetector(faces, quality.DefaultSelfieFraming())), opts...)
 		if err != nil {
 			return fmt.Errorf("quality group: %w", err)
 		}

@@ -8,7 +8,7 @@ import (
 	"sort"
 
 	"github.com/idstream/idstream/internal/homography"
-	"github.com/idstream/idstream/internal/quality"
+	"github.com/idstream/idstream/internal/imagequality"
 )
 
 // toGray converts img to 8-bit luminance with bounds starting at (0, 0).
@@ -48,7 +48,7 @@ func toGray(img image.Image) *image.Gray {
 type quad [4][2]float64
 
 // framer finds documents by their straight edges (the quality gate's document search).
-var framer = quality.NewGate(quality.DefaultThresholds())
+var framer = imagequality.NewGate(imagequality.DefaultThresholds())
 
 // findDocument locates the document in img (g is img in grey): the quality gate's document
 // search (a card- or page-shaped quadrilateral whose sides lie on straight edges), which
@@ -59,7 +59,7 @@ var framer = quality.NewGate(quality.DefaultThresholds())
 // diagonals. When no such region stands out (an image already cropped to the document), the
 // whole image is the document.
 func findDocument(img image.Image, g *image.Gray) quad {
-	if res := framer.Assess(img, quality.Document); res.DocumentArea > 0.1 && res.DocumentArea < 0.98 {
+	if res := framer.Assess(img, imagequality.Document); res.DocumentArea > 0.1 && res.DocumentArea < 0.98 {
 		return orderedCorners(res.Document)
 	}
 	return findBright(g)

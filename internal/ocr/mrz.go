@@ -11,8 +11,8 @@ import (
 
 	"github.com/otiai10/gosseract/v2"
 
+	"github.com/idstream/idstream/internal/imagequality"
 	"github.com/idstream/idstream/internal/mrz"
-	"github.com/idstream/idstream/internal/quality"
 )
 
 // Errors of ReadMRZ, wrapped with context; test with errors.Is.
@@ -143,8 +143,8 @@ const belowEdge = 0.04
 // table is found without the zone, the page above it (card-shaped, 1.6 times as wide as
 // high), and its zone is read below it.
 func pageBelow(width, height float64) float64 {
-	if r := width / height; r > quality.AspectPassport*1.05 {
-		return r/quality.AspectPassport - 1 + 2*belowEdge
+	if r := width / height; r > imagequality.AspectPassport*1.05 {
+		return r/imagequality.AspectPassport - 1 + 2*belowEdge
 	}
 	return 0
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/cardrender"
 	"github.com/idstream/idstream/internal/face/facetest"
-	qualitygate "github.com/idstream/idstream/internal/quality"
+	"github.com/idstream/idstream/internal/imagequality"
 	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
 )
@@ -41,7 +41,7 @@ func benchCapture(b *testing.B, step string, data []byte, opts ...Option) (proce
 	if err != nil {
 		b.Fatal(err)
 	}
-	g := NewGroup(codec, blobs, qualitygate.NewGate(qualitygate.DefaultThresholds()), opts...)
+	g := NewGroup(codec, blobs, imagequality.NewGate(imagequality.DefaultThresholds()), opts...)
 	return g, &processors.Record{Topic: schemas.TopicCaptures, Key: []byte("ses_1"), Value: v}
 }
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/idstream/idstream/internal/face/facetest"
-	qualitygate "github.com/idstream/idstream/internal/quality"
+	"github.com/idstream/idstream/internal/imagequality"
 )
 
 // canvas places img at (x, y) on a w×h mid-grey, lightly textured background.
@@ -100,10 +100,10 @@ func TestSelfieFaces(t *testing.T) {
 		{"cut off at the top", canvas(portrait, 800, 800, 100, -300), ReasonNotFramed},
 		{"cut off at the bottom", canvas(portrait, 800, 800, 100, 450), ReasonNotFramed},
 		{"turned away", turned, ReasonNotFramed},
-		{"specular highlight on the forehead", canvas(litFace(portrait, faceBoxA, 22, 420, 1), 800, 900, 100, 100), qualitygate.ReasonGlare},
-		{"washed-out face", canvas(litFace(portrait, faceBoxA, 0, 0, 1.9), 800, 900, 100, 100), qualitygate.ReasonGlare},
-		{"blurred face", canvas(boxBlurred(portrait, 2), 800, 900, 100, 100), qualitygate.ReasonBlurry},
-		{"face in the dark", canvas(litFace(portrait, faceBoxA, 0, 0, 0.25), 800, 900, 100, 100), qualitygate.ReasonTooDark},
+		{"specular highlight on the forehead", canvas(litFace(portrait, faceBoxA, 22, 420, 1), 800, 900, 100, 100), imagequality.ReasonGlare},
+		{"washed-out face", canvas(litFace(portrait, faceBoxA, 0, 0, 1.9), 800, 900, 100, 100), imagequality.ReasonGlare},
+		{"blurred face", canvas(boxBlurred(portrait, 2), 800, 900, 100, 100), imagequality.ReasonBlurry},
+		{"face in the dark", canvas(litFace(portrait, faceBoxA, 0, 0, 0.25), 800, 900, 100, 100), imagequality.ReasonTooDark},
 	}
 	// "two faces": the second portrait beside the first.
 	draw.Draw(tests[7].img.(*image.RGBA), portrait.Bounds().Add(image.Pt(650, 50)), portrait, image.Point{}, draw.Src)

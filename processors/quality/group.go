@@ -1,6 +1,6 @@
 // Package quality is the quality processor group: for every image capture on
 // schemas.TopicCaptures it loads the image from the blob store, validates it
-// (internal/imagecheck), runs the real-time quality gate (internal/quality) and emits a
+// (internal/imagecheck), runs the real-time quality gate (internal/imagequality) and emits a
 // schemas.QualityAssessed to schemas.TopicQuality, keyed by session id. The group is
 // stateless and its output is a pure function of the capture record and the blob bytes, so
 // a replay produces the same event (same event id, same occurred_at).
@@ -19,7 +19,7 @@ import (
 	"github.com/idstream/idstream/internal/claimcheck"
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/imagecheck"
-	qualitygate "github.com/idstream/idstream/internal/quality"
+	"github.com/idstream/idstream/internal/imagequality"
 	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
 )
@@ -116,7 +116,7 @@ func WithClock(now func() time.Time) Option {
 // WithFaceDetector makes the gate check selfies for exactly one face, wholly in the frame,
 // facing the camera and large enough (reasons no_face, multiple_faces, not_framed,
 // face_too_small; see SelfieFraming), and judge the exposure of that face (glare, too_dark;
-// qualitygate.Gate.AssessFace), not of the background. Without it, selfies are judged on
+// imagequality.Gate.AssessFace), not of the background. Without it, selfies are judged on
 // blur and darkness only: a selfie's whole frame is never judged for glare.
 func WithFaceDetector(d FaceDetector, framing SelfieFraming) Option {
 	return func(g *group) { g.faces, g.framing = d, framing }
@@ -142,7 +142,7 @@ func WithImageLimits(lim imagecheck.Limits) Option {
 // (retried, then dead-lettered) for a record of another topic, an undecodable record, a
 // capture without a session or capture id, or a blob store failure other than not-found.
 // The handler is safe for concurrent use.
-func NewGroup(codec Codec, blobs blob.Store, gate *qualitygate.Gate, opts ...Option) processors.Group {
+func NewGroup(codec Codec, blobs blob.Store, gate *imagequality.Gate, opts ...Option) processors.Group {
 	g := &group{codec: codec, blobs: blobs, gate: gate, now: time.Now, limits: imagecheck.DefaultLimits()}
 	for _, o := range opts {
 		o(g)
@@ -158,7 +158,7 @@ func NewGroup(codec Codec, blobs blob.Store, gate *qualitygate.Gate, opts ...Opt
 type group struct {
 	codec   Codec
 	blobs   blob.Store
-	gate    *qualitygate.Gate
+	gate    *imagequality.Gate
 	now     func() time.Time
 	limits  imagecheck.Limits
 	faces   FaceDetector
@@ -166,12 +166,12 @@ type group struct {
 }
 
 // kindOf maps a capture step to what its image must show; false for steps without an image.
-func kindOf(step string) (qualitygate.Kind, bool) {
+func kindOf(step string) (imagequality.Kind, bool) {
 	switch step {
 	case "document_front", "document_back", "passport":
-		return qualitygate.Document, true
+		return imagequality.Document, true
 	case "selfie":
-		return qualitygate.Selfie, true
+		return imagequality.Selfie, true
 	default: // nfc, or a step this version does not know
 		return 0, false
 	}
@@ -207,7 +207,7 @@ func (g *group) handle(ctx context.Context, rec *processors.Record) ([]processor
 }
 
 // assess returns the assessment of c, or emit false when there is nothing to say.
-func (g *group) assess(ctx context.Context, c *schemas.CaptureSubmitted, kind qualitygate.Kind) (qa *schemas.QualityAssessed, emit bool, err error) {
+func (g *group) assess(ctx context.Context, c *schemas.CaptureSubmitted, kind imagequality.Kind) (qa *schemas.QualityAssessed, emit bool, err error) {
 	occurred := c.Envelope.OccurredAt
 	if occurred.IsZero() {
 		occurred = g.now().UTC().Truncate(time.Millisecond)
@@ -222,14 +222,14 @@ func (g *group) assess(ctx context.Context, c *schemas.CaptureSubmitted, kind qu
 		},
 		CaptureID:   c.CaptureID,
 		Step:        c.Step,
-		GateVersion: qualitygate.Version,
+		GateVersion: imagequality.Version,
 		CapturedAt:  &occurred,
 		Reasons:     []string{},
 	}
 	unusable := func() (*schemas.QualityAssessed, bool, error) {
 		qa.Passed = false
 		qa.Framing = FramingUnknown
-		if kind == qualitygate.Selfie {
+		if kind == imagequality.Selfie {
 			qa.Reasons = []string{ReasonNoFace}
 		} else {
 			qa.Reasons = []string{ReasonNoDocument}
@@ -260,12 +260,12 @@ func (g *group) assess(ctx context.Context, c *schemas.CaptureSubmitted, kind qu
 	qa.Reasons = res.Reasons
 	qa.Width = res.Width
 	qa.Height = res.Height
-	if kind == qualitygate.Selfie && g.faces != nil {
+	if kind == imagequality.Selfie && g.faces != nil {
 		reason, f, err := g.selfieFraming(img)
 		if err != nil {
 			return nil, false, fmt.Errorf("quality: face detection on capture %s: %w", c.CaptureID, err)
 		}
-		qa.GateVersion = qualitygate.Version + "+faces"
+		qa.GateVersion = imagequality.Version + "+faces"
 		add := func(r string) {
 			qa.Passed = false
 			if !slices.Contains(qa.Reasons, r) {
@@ -279,7 +279,7 @@ func (g *group) assess(ctx context.Context, c *schemas.CaptureSubmitted, kind qu
 			fx := g.gate.AssessFace(img, f.Box, skinRect(f))
 			qa.Blur, qa.Glare = fx.Blur, fx.Glare
 			qa.Reasons = slices.DeleteFunc(qa.Reasons, func(r string) bool {
-				return r == qualitygate.ReasonBlurry || r == qualitygate.ReasonTooDark
+				return r == imagequality.ReasonBlurry || r == imagequality.ReasonTooDark
 			})
 			qa.Passed = len(qa.Reasons) == 0
 			for _, r := range fx.Reasons {

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/idstream/idstream/internal/blob"
-	qualitygate "github.com/idstream/idstream/internal/quality"
+	"github.com/idstream/idstream/internal/imagequality"
 	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
 )
@@ -39,7 +39,7 @@ func newFixture(t *testing.T, opts ...Option) *fixture {
 		t.Fatalf("NewFS: %v", err)
 	}
 	t.Cleanup(func() { _ = blobs.Close() })
-	return &fixture{codec: codec, blobs: blobs, group: NewGroup(codec, blobs, qualitygate.NewGate(qualitygate.DefaultThresholds()), opts...)}
+	return &fixture{codec: codec, blobs: blobs, group: NewGroup(codec, blobs, imagequality.NewGate(imagequality.DefaultThresholds()), opts...)}
 }
 
 // sharpImage is 1000×640 of light background with dense dark strokes (text-like detail).
@@ -162,7 +162,7 @@ func TestSharpDocumentPasses(t *testing.T) {
 		t.Errorf("assessment = %+v, want passed", qa)
 	}
 	if qa.CaptureID != "cap_1" || qa.Step != "document_front" || qa.Image != ref ||
-		qa.GateVersion != qualitygate.Version || qa.Width != 1000 || qa.Height != 640 {
+		qa.GateVersion != imagequality.Version || qa.Width != 1000 || qa.Height != 640 {
 		t.Errorf("assessment = %+v", qa)
 	}
 	if qa.Blur < 100 || qa.Brightness < 100 {
@@ -300,7 +300,7 @@ func (failingStore) Get(context.Context, string) ([]byte, error) {
 func TestErrorsAreReturnedForRetry(t *testing.T) {
 	f := newFixture(t)
 	rec, _ := f.capture(t, "cap_9", "selfie", encodePNG(t, sharpImage()))
-	broken := NewGroup(f.codec, failingStore{}, qualitygate.NewGate(qualitygate.DefaultThresholds()))
+	broken := NewGroup(f.codec, failingStore{}, imagequality.NewGate(imagequality.DefaultThresholds()))
 	if _, err := broken.Handler(context.Background(), rec); err == nil {
 		t.Error("blob store failure: no error, want one (retry)")
 	}

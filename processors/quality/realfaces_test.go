@@ -10,7 +10,7 @@ import (
 
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/face/facetest"
-	qualitygate "github.com/idstream/idstream/internal/quality"
+	"github.com/idstream/idstream/internal/imagequality"
 )
 
 // samplePhoto is one of the real group photos of models/testimages with the faces the
@@ -47,7 +47,7 @@ func TestRealFaces(t *testing.T) {
 	env := facetest.New(t)
 	defer env.Close()
 	e := env.Engine(t)
-	g := qualitygate.NewGate(qualitygate.DefaultThresholds())
+	g := imagequality.NewGate(imagequality.DefaultThresholds())
 	fr := DefaultSelfieFraming()
 	profile := image.Pt(450, 270) // inside the side-on face's box in sample2.jpg
 	n := 0

@@ -1,4 +1,4 @@
-package quality
+package imagequality
 
 import "math"
 

@@ -1,4 +1,4 @@
-// Package quality is the real-time capture quality gate in pure Go: it measures sharpness
+// Package imagequality is the real-time capture quality gate in pure Go: it measures sharpness
 // (variance of the Laplacian), glare (specular highlights: a saturated core that hides the
 // print, with a halo that falls off smoothly; see glare.go), brightness (mean luma),
 // minimum size and, for documents, framing: a card- or passport-page-shaped quadrilateral
@@ -10,7 +10,7 @@
 // Every measure is taken on the luma plane (the document search also on the chroma planes)
 // of a copy area-averaged down to WorkingWidth pixels wide (images narrower than that are measured as they are), so scores do not depend
 // on the capture resolution and a 1920×1080 frame is assessed in a few milliseconds.
-package quality
+package imagequality
 
 import (
 	"image"

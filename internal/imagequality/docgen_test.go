@@ -1,4 +1,4 @@
-package quality
+package imagequality
 
 import (
 	"math/rand/v2"
