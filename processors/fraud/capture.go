@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idstream/idstream/internal/imagemeta"
 	"github.com/idstream/idstream/processors"
-	"github.com/idstream/idstream/processors/fraud/imagemeta"
 	"github.com/idstream/idstream/schemas"
 )
 

@@ -10,9 +10,9 @@ import (
 
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/imagecheck"
+	"github.com/idstream/idstream/internal/phash"
+	"github.com/idstream/idstream/internal/tamper"
 	"github.com/idstream/idstream/processors"
-	"github.com/idstream/idstream/processors/fraud/phash"
-	"github.com/idstream/idstream/processors/fraud/tamper"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -23,7 +23,7 @@ const TamperCheckPrefix = "fraud.tamper."
 // Tamper reason codes.
 //
 // double_compression is a warn by default (WithTamperStatus changes that), a choice made on
-// the measurements of processors/fraud/tamper (TestDoubleCompressionRates prints them): 1 of
+// the measurements of internal/tamper (TestDoubleCompressionRates prints them): 1 of
 // 18 clean camera-like pictures flagged, 60 % of re-saves found (every re-save at a higher
 // quality than the original, about a third of those at a lower one, the usual edit of a
 // camera picture); and a legitimate pipeline (an SDK or a messaging app shrinking the file)

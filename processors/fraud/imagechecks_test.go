@@ -16,8 +16,8 @@ import (
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/cardrender"
 	"github.com/idstream/idstream/internal/face/facetest"
+	"github.com/idstream/idstream/internal/phash"
 	"github.com/idstream/idstream/processors"
-	"github.com/idstream/idstream/processors/fraud/phash"
 	"github.com/idstream/idstream/schemas"
 )
 

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idstream/idstream/processors/fraud/phash"
+	"github.com/idstream/idstream/internal/phash"
 )
 
 // perceptualTag separates the tenant from the rest of a perceptual entry's key.
