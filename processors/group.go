@@ -51,6 +51,13 @@ type Group struct {
 	Handler Handler
 }
 
+// Codec encodes and decodes the record values of a topic (schemas.Codec satisfies it): what
+// a group turns its records into schema types and back with.
+type Codec interface {
+	Encode(topic string, v any) ([]byte, error)
+	Decode(topic string, data []byte, v any) error
+}
+
 // Table is the in-memory view of a StatefulGroup's compacted table topic, holding the
 // partitions the member currently owns. Values are the raw record values.
 type Table interface {

@@ -53,12 +53,6 @@ const FaceBlobName = "chip_face.jpg"
 // DefaultRegistryTimeout bounds one national identity registry lookup.
 const DefaultRegistryTimeout = 10 * time.Second
 
-// Codec encodes and decodes the record values of a topic (schemas.Codec satisfies it).
-type Codec interface {
-	Encode(topic string, v any) ([]byte, error)
-	Decode(topic string, data []byte, v any) error
-}
-
 // Option configures the group.
 type Option func(*group)
 
@@ -141,7 +135,7 @@ func WithLogger(l *slog.Logger) Option {
 // topic, an undecodable record, a capture without session or capture id, a blob store
 // failure other than not-found, too large or invalid key, an encoding failure, or when ctx
 // ends while it works. It is safe for concurrent use.
-func NewGroup(codec Codec, blobs blob.Store, trust *mrtd.Trust, reg registry.Registry, opts ...Option) processors.Group {
+func NewGroup(codec processors.Codec, blobs blob.Store, trust *mrtd.Trust, reg registry.Registry, opts ...Option) processors.Group {
 	g := &group{
 		codec: codec, blobs: blobs, trust: trust, reg: reg,
 		now: time.Now, registryTimeout: DefaultRegistryTimeout,
@@ -159,7 +153,7 @@ func NewGroup(codec Codec, blobs blob.Store, trust *mrtd.Trust, reg registry.Reg
 }
 
 type group struct {
-	codec           Codec
+	codec           processors.Codec
 	blobs           blob.Store
 	trust           *mrtd.Trust
 	reg             registry.Registry

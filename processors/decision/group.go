@@ -16,12 +16,6 @@ import (
 // GroupName is the consumer group id.
 const GroupName = "decision"
 
-// Codec encodes and decodes the record values of a topic (schemas.Codec satisfies it).
-type Codec interface {
-	Encode(topic string, v any) ([]byte, error)
-	Decode(topic string, data []byte, v any) error
-}
-
 // NewGroup declares the decision group. It consumes schemas.TopicSessionState and keeps
 // schemas.TopicDecisions as its table, so the runtime restores which sessions are already
 // decided and writes a decision with the input offset in one transaction. For a snapshot of
@@ -32,7 +26,7 @@ type Codec interface {
 // (retried, then dead-lettered) for a record of another topic, an undecodable snapshot or a
 // snapshot whose session id is not its key. p should be valid (see Policy.Validate).
 // The handler is safe for concurrent use.
-func NewGroup(codec Codec, p Policy) processors.StatefulGroup {
+func NewGroup(codec processors.Codec, p Policy) processors.StatefulGroup {
 	g := &group{codec: codec, policy: p}
 	return processors.StatefulGroup{
 		Name:    GroupName,
@@ -44,7 +38,7 @@ func NewGroup(codec Codec, p Policy) processors.StatefulGroup {
 }
 
 type group struct {
-	codec  Codec
+	codec  processors.Codec
 	policy Policy
 }
 

@@ -47,7 +47,7 @@ func DeletedEventID(sessionID string, uris []string) string {
 // tombstones produce nothing. A blob that cannot be deleted (store error, or a URI the
 // store does not serve) is an error: the record is retried, then dead-lettered, and the
 // erasure stays pending in the snapshot.
-func DeleterGroup(codec Codec, store blob.Store, opts ...DeleterOption) processors.Group {
+func DeleterGroup(codec processors.Codec, store blob.Store, opts ...DeleterOption) processors.Group {
 	d := &deleter{codec: codec, store: store, now: time.Now}
 	for _, o := range opts {
 		if o != nil {
@@ -63,7 +63,7 @@ func DeleterGroup(codec Codec, store blob.Store, opts ...DeleterOption) processo
 }
 
 type deleter struct {
-	codec Codec
+	codec processors.Codec
 	store blob.Store
 	now   func() time.Time
 }

@@ -27,7 +27,7 @@ func OrderEventID(sessionID, consentID string) string {
 // keyed by the session id, in the same transaction as the table update. A record whose
 // key is not its tracking id, or that cannot be decoded, is an error (retried, then
 // dead-lettered); tombstones are ignored.
-func Group(codec Codec) processors.StatefulGroup {
+func Group(codec processors.Codec) processors.StatefulGroup {
 	g := &matcher{codec: codec}
 	return processors.StatefulGroup{
 		Name:    GroupName,
@@ -39,7 +39,7 @@ func Group(codec Codec) processors.StatefulGroup {
 }
 
 type matcher struct {
-	codec Codec
+	codec processors.Codec
 }
 
 func (m *matcher) handle(_ context.Context, rec *processors.Record, table processors.Table) ([]processors.Output, error) {

@@ -12,19 +12,13 @@ import (
 // records it writes.
 const IndexGroupName = "erasure-index"
 
-// Codec encodes and decodes the record values of a topic (schemas.Codec satisfies it).
-type Codec interface {
-	Encode(topic string, v any) ([]byte, error)
-	Decode(topic string, data []byte, v any) error
-}
-
 // IndexGroup declares the stateless group that re-keys sessions by tracking id: for every
 // SessionEvent on ekyc.sessions.v1 whose SessionOpened carries a non-empty tracking id it
 // produces one TrackingSessionOpened to cmp.tracking-sessions.v1, keyed by the tracking
 // id, with event id "evt_trk_<session id>", the session's tenant and opened_at = the
 // session's created_at. Other events and tombstones produce nothing. A record that cannot
 // be decoded is an error (retried, then dead-lettered).
-func IndexGroup(codec Codec) processors.Group {
+func IndexGroup(codec processors.Codec) processors.Group {
 	return processors.Group{
 		Name:    IndexGroupName,
 		Inputs:  []string{schemas.TopicSessions},

@@ -84,12 +84,6 @@ const (
 // without recomputing (see WithCacheSize).
 const DefaultCacheSize = 256
 
-// Codec encodes and decodes the record values of a topic (schemas.Codec satisfies it).
-type Codec interface {
-	Encode(topic string, v any) ([]byte, error)
-	Decode(topic string, data []byte, v any) error
-}
-
 // Option configures the group.
 type Option func(*group)
 
@@ -170,7 +164,7 @@ func WithLogger(l *slog.Logger) Option {
 // an undecodable record, a snapshot without session id, a blob store failure other than
 // not-found, too large or invalid key, a model failure, or an encoding failure. It is safe
 // for concurrent use.
-func NewGroup(codec Codec, blobs blob.Store, engine *face.Engine, opts ...Option) (processors.Group, error) {
+func NewGroup(codec processors.Codec, blobs blob.Store, engine *face.Engine, opts ...Option) (processors.Group, error) {
 	g := &group{
 		codec: codec, blobs: blobs, engine: engine,
 		threshold: engine.Config().MatchThreshold,
@@ -205,7 +199,7 @@ func ModelVersion(m face.Models) (string, error) {
 }
 
 type group struct {
-	codec        Codec
+	codec        processors.Codec
 	blobs        blob.Store
 	engine       *face.Engine
 	threshold    float64

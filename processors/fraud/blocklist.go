@@ -22,7 +22,7 @@ import (
 // tombstone) removes it, but a deletion produced under another tenant than the entry's is
 // ignored. Safe for concurrent use.
 type Blocklist struct {
-	codec Codec
+	codec processors.Codec
 	view  *processors.View
 
 	mu      sync.RWMutex
@@ -33,7 +33,7 @@ type Blocklist struct {
 
 // NewBlocklist creates the blocklist view; opts are the runtime's client options (brokers,
 // logger, ...). Run it beside the group.
-func NewBlocklist(codec Codec, opts ...processors.Option) (*Blocklist, error) {
+func NewBlocklist(codec processors.Codec, opts ...processors.Option) (*Blocklist, error) {
 	b := newBlocklist(codec)
 	v, err := processors.NewView(schemas.TopicBlocklist, append(opts, processors.WithOnUpdate(b.Apply))...)
 	if err != nil {
@@ -44,7 +44,7 @@ func NewBlocklist(codec Codec, opts ...processors.Option) (*Blocklist, error) {
 }
 
 // newBlocklist is a Blocklist without a view, fed through Apply.
-func newBlocklist(codec Codec) *Blocklist {
+func newBlocklist(codec processors.Codec) *Blocklist {
 	return &Blocklist{codec: codec, entries: map[string]schemas.BlocklistEntry{},
 		byHash: map[string]map[string]bool{}, faces: map[string][]string{}}
 }

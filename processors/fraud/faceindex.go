@@ -46,7 +46,7 @@ import (
 // SearchPending undecided ones; Get reads any entry (a face blocklist entry names a session, often a rejected one).
 // Safe for concurrent use.
 type FaceIndex struct {
-	codec Codec
+	codec processors.Codec
 	view  *processors.View
 
 	mu       sync.RWMutex
@@ -87,7 +87,7 @@ type FaceRecord struct {
 
 // NewFaceIndex creates the index view; opts are the runtime's client options. Run it
 // beside the group.
-func NewFaceIndex(codec Codec, opts ...processors.Option) (*FaceIndex, error) {
+func NewFaceIndex(codec processors.Codec, opts ...processors.Option) (*FaceIndex, error) {
 	x := newFaceIndex(codec)
 	v, err := processors.NewView(schemas.TopicFaceIndex, append(opts, processors.WithOnUpdate(x.Apply))...)
 	if err != nil {
@@ -97,7 +97,7 @@ func NewFaceIndex(codec Codec, opts ...processors.Option) (*FaceIndex, error) {
 	return x, nil
 }
 
-func newFaceIndex(codec Codec) *FaceIndex {
+func newFaceIndex(codec processors.Codec) *FaceIndex {
 	return &FaceIndex{codec: codec, sessions: map[string]*faceEntry{}, slabs: map[string]*faceSlab{}, pending: map[string]map[string]struct{}{}}
 }
 

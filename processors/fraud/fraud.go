@@ -140,12 +140,6 @@ const (
 	DefaultTimestampSkew   = 5 * time.Minute // client timestamp echo vs the capture's time
 )
 
-// Codec encodes and decodes record values (schemas.Codec satisfies it).
-type Codec interface {
-	Encode(topic string, v any) ([]byte, error)
-	Decode(topic string, data []byte, v any) error
-}
-
 // BlocklistIndex answers whether an id-number hash is blocklisted for a tenant (Blocklist).
 type BlocklistIndex interface {
 	WaitReady(ctx context.Context) error
@@ -247,7 +241,7 @@ func WithLogger(l *slog.Logger) Option {
 // topic, an undecodable record, a key that is not the record's session id, a blob store
 // failure other than not-found, an encoding failure, or when ctx ends (waiting for the
 // indexes to be ready included). It is safe for concurrent use.
-func NewGroup(codec Codec, hashKey []byte, blocklist BlocklistIndex, sightings SightingIndex, opts ...Option) (processors.Group, error) {
+func NewGroup(codec processors.Codec, hashKey []byte, blocklist BlocklistIndex, sightings SightingIndex, opts ...Option) (processors.Group, error) {
 	if codec == nil || blocklist == nil || sightings == nil {
 		return processors.Group{}, errors.New("fraud: new group: codec, blocklist and sightings are required")
 	}
@@ -280,7 +274,7 @@ func NewGroup(codec Codec, hashKey []byte, blocklist BlocklistIndex, sightings S
 }
 
 type group struct {
-	codec           Codec
+	codec           processors.Codec
 	hashKey         []byte
 	blocklist       BlocklistIndex
 	sightings       SightingIndex

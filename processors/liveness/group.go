@@ -57,12 +57,6 @@ const (
 	SignalPrint  = "print"  // printed-photo evidence, 0..1 (face.Liveness.Print)
 )
 
-// Codec encodes and decodes the record values of a topic (schemas.Codec satisfies it).
-type Codec interface {
-	Encode(topic string, v any) ([]byte, error)
-	Decode(topic string, data []byte, v any) error
-}
-
 // Option configures the group.
 type Option func(*group)
 
@@ -123,7 +117,7 @@ func WithLogger(l *slog.Logger) Option {
 // an undecodable record, an assessment without session or capture id, a blob store failure
 // other than not-found, too large or invalid key, a model failure, or an encoding failure.
 // It is safe for concurrent use.
-func NewGroup(codec Codec, blobs blob.Store, engine *face.Engine, opts ...Option) (processors.Group, error) {
+func NewGroup(codec processors.Codec, blobs blob.Store, engine *face.Engine, opts ...Option) (processors.Group, error) {
 	g := &group{
 		codec: codec, blobs: blobs, engine: engine,
 		now: time.Now, limits: imagecheck.DefaultLimits(),
@@ -155,7 +149,7 @@ func ModelVersion(m face.Models) (string, error) {
 }
 
 type group struct {
-	codec        Codec
+	codec        processors.Codec
 	blobs        blob.Store
 	engine       *face.Engine
 	now          func() time.Time

@@ -3,8 +3,9 @@ package ocr
 import (
 	"strings"
 
-	"github.com/idstream/idstream/internal/mrz"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/idstream/idstream/internal/mrz"
 )
 
 // Detection is what DetectType concludes about an image: the document type, the side the

@@ -90,12 +90,6 @@ const DefaultMinConfidence = 0.6
 // fraction of the box side, before the photo is cropped.
 const DefaultFaceMargin = 0.4
 
-// Codec encodes and decodes the record values of a topic (schemas.Codec satisfies it).
-type Codec interface {
-	Encode(topic string, v any) ([]byte, error)
-	Decode(topic string, data []byte, v any) error
-}
-
 // FaceDetector finds the faces of an image (internal/face's Engine satisfies it).
 type FaceDetector interface {
 	Detect(img image.Image) ([]face.Face, error)
@@ -237,7 +231,7 @@ func WithLogger(l *slog.Logger) Option {
 // capture id, a blob store failure other than not-found, too large or invalid key, an OCR
 // engine or face detector failure, or an encoding failure. It is safe for concurrent use
 // when reader and faces are (internal/ocr's Reader and internal/face's Engine are).
-func NewGroup(codec Codec, blobs blob.Store, reader *ocr.Reader, faces FaceDetector, opts ...Option) processors.Group {
+func NewGroup(codec processors.Codec, blobs blob.Store, reader *ocr.Reader, faces FaceDetector, opts ...Option) processors.Group {
 	g := &group{
 		codec: codec, blobs: blobs, reader: reader, faces: faces,
 		now: time.Now, limits: imagecheck.DefaultLimits(),
@@ -256,7 +250,7 @@ func NewGroup(codec Codec, blobs blob.Store, reader *ocr.Reader, faces FaceDetec
 }
 
 type group struct {
-	codec         Codec
+	codec         processors.Codec
 	blobs         blob.Store
 	reader        *ocr.Reader
 	faces         FaceDetector

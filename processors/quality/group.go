@@ -94,12 +94,6 @@ func DefaultSelfieFraming() SelfieFraming {
 // FramingUnknown is reported when the image could not be assessed at all.
 const FramingUnknown = "unknown"
 
-// Codec encodes and decodes the record values of a topic (schemas.Codec satisfies it).
-type Codec interface {
-	Encode(topic string, v any) ([]byte, error)
-	Decode(topic string, data []byte, v any) error
-}
-
 // Option configures the group.
 type Option func(*group)
 
@@ -142,7 +136,7 @@ func WithImageLimits(lim imagecheck.Limits) Option {
 // (retried, then dead-lettered) for a record of another topic, an undecodable record, a
 // capture without a session or capture id, or a blob store failure other than not-found.
 // The handler is safe for concurrent use.
-func NewGroup(codec Codec, blobs blob.Store, gate *imagequality.Gate, opts ...Option) processors.Group {
+func NewGroup(codec processors.Codec, blobs blob.Store, gate *imagequality.Gate, opts ...Option) processors.Group {
 	g := &group{codec: codec, blobs: blobs, gate: gate, now: time.Now, limits: imagecheck.DefaultLimits()}
 	for _, o := range opts {
 		o(g)
@@ -156,7 +150,7 @@ func NewGroup(codec Codec, blobs blob.Store, gate *imagequality.Gate, opts ...Op
 }
 
 type group struct {
-	codec   Codec
+	codec   processors.Codec
 	blobs   blob.Store
 	gate    *imagequality.Gate
 	now     func() time.Time

@@ -23,12 +23,6 @@ const GroupName = "session"
 // says otherwise.
 const DefaultExpiryTick = time.Second
 
-// Codec encodes and decodes the record values of a topic (schemas.Codec satisfies it).
-type Codec interface {
-	Encode(topic string, v any) ([]byte, error)
-	Decode(topic string, data []byte, v any) error
-}
-
 type config struct {
 	tick     time.Duration
 	earlyTTL time.Duration
@@ -69,7 +63,7 @@ func WithFlows(flows flow.Set) Option { return func(c *config) { c.flows = flows
 // each owned open or capturing session whose expires_at is not after now; the fold of that
 // event, not the tick, changes the state; and a tombstone for each placeholder older than
 // the early-event TTL. The handlers are safe for concurrent use.
-func NewGroup(codec Codec, opts ...Option) processors.StatefulGroup {
+func NewGroup(codec processors.Codec, opts ...Option) processors.StatefulGroup {
 	cfg := config{tick: DefaultExpiryTick, earlyTTL: DefaultEarlyTTL, flows: flow.Default()}
 	for _, o := range opts {
 		o(&cfg)
@@ -91,7 +85,7 @@ func NewGroup(codec Codec, opts ...Option) processors.StatefulGroup {
 }
 
 type group struct {
-	codec    Codec
+	codec    processors.Codec
 	folder   Folder
 	clock    func() time.Time
 	earlyTTL time.Duration
