@@ -98,22 +98,6 @@ func nameSyllable(w string) (string, bool) {
 	return "", false
 }
 
-// surnameFirstGlyphLost returns the surname a TD1 zone's name line stands for when its first
-// glyph, at the zone's left edge, was lost ("Y<<TRONG<MANH" for LY): the one surname that
-// is w with one letter before it, when w is no surname itself.
-func surnameFirstGlyphLost(w string) (string, bool) {
-	if w == "" || surnameTokens[w] {
-		return "", false
-	}
-	found, n := "", 0
-	for c := 'A'; c <= 'Z'; c++ {
-		if s := string(c) + w; surnameTokens[s] {
-			found, n = s, n+1
-		}
-	}
-	return found, n == 1
-}
-
 // lookAlikes returns w with one letter replaced by a look-alike (zoneLookAlikes), every way.
 func lookAlikes(w string) []string {
 	var out []string
@@ -149,10 +133,6 @@ func fixZoneNames(m *mrz.MRZ) *mrz.MRZ {
 	for i, w := range words {
 		if s, ok := nameSyllable(w); ok {
 			words[i], changed = s, true
-		} else if i == 0 && from == 0 {
-			if s, ok := surnameFirstGlyphLost(w); ok {
-				words[i], changed = s, true
-			}
 		}
 	}
 	if !changed {
@@ -161,9 +141,6 @@ func fixZoneNames(m *mrz.MRZ) *mrz.MRZ {
 	lines := append([]string(nil), m.Lines...)
 	lines[line] = l[:from] + strings.Join(words, "<")
 	lines[line] += strings.Repeat("<", max(0, len(l)-len(lines[line]))) // a glyph read twice dropped
-	if n := len(lines[line]) - len(l); n > 0 && strings.HasSuffix(lines[line], strings.Repeat("<", n)) {
-		lines[line] = lines[line][:len(l)] // a glyph lost at the line's start restored
-	}
 	fixed, err := mrz.Parse(lines)
 	if err != nil || fixed.Valid != m.Valid {
 		return m
