@@ -17,8 +17,9 @@ import (
 
 // TestRedeem: a blob is redeemed for its bytes or its image when it is there, matches its
 // digest and (for an image) decodes within limits; a missing blob is ErrGone; a digest that
-// does not match, a blob over the store's limit, a foreign URI and bytes that are no image or
-// one over the limits are ErrUnusable.
+// does not match, a foreign URI (a blob over the store's limit goes the same way, as the
+// store says ErrTooLarge) and bytes that are no image or one over the limits are
+// ErrUnusable.
 func TestRedeem(t *testing.T) {
 	ctx := context.Background()
 	store, err := blob.NewFS(filepath.Join(t.TempDir(), "blobs"), blob.WithMaxObjectSize(1<<16))

@@ -89,8 +89,9 @@ type Thresholds struct {
 	// 0.0029 and more. The old measure (any large region of luma ≥ 250, limit 0.02) sent
 	// back every card with a white MRZ zone.
 	MaxGlare float64
-	// MinBrightness is the minimum mean luma 0..255; lower → "too_dark". 40: below it, text
-	// and facial detail sink into sensor noise.
+	// MinBrightness is the minimum mean luma 0..255 of the frame, or of the document when
+	// one is found whole; lower → "too_dark". 40: below it, text and facial detail sink
+	// into sensor noise.
 	MinBrightness float64
 	// MaxBrightness and MinWashedOutInk together say a document capture is washed out
 	// (→ "glare"): its mean luma above MaxBrightness and its darkest 1 % (the print's ink)
@@ -204,7 +205,8 @@ func (g *Gate) Thresholds() Thresholds { return g.t }
 // against MinBlurSelfie, a document's against MinBlur. A document fails with "glare" when
 // specular highlights cover more than MaxGlare of it or it is washed out; a selfie is never
 // judged for glare on the whole frame (its face's exposure is judged by AssessFace, once the
-// face is found). Brightness (too_dark) and size limits are shared. A
+// face is found). Brightness (too_dark) and size limits are shared, a document found whole
+// judged by its own brightness instead of the frame's (a lit card on a dark table). A
 // document capture large enough to judge (and MinDocumentArea > 0) is also searched for the
 // document (locateDocument): none found → "no_document"; cut off by the frame's edge or
 // smaller than MinDocumentArea → "not_framed"; found whole, or the picture cropped to a

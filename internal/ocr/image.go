@@ -517,7 +517,7 @@ func cleanForText(g *image.Gray) *image.Gray {
 		for k := 2; k < len(run); k++ {
 			step, before := cxOf(run[k])-cxOf(run[k-1]), cxOf(run[k-1])-cxOf(run[k-2])
 			if d := step - before; d > max(2, before/4) || -d > max(2, before/4) {
-				eraseRun(run[start : k-1])
+				eraseRun(run[start:k]) // dots start … k-1, evenly spaced
 				start = k - 1
 			}
 		}

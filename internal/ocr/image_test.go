@@ -38,8 +38,9 @@ func TestDocumentFoundByHue(t *testing.T) {
 
 // TestLeadersOnGuillocheLinesPainted: a dotted leader whose dots touch a card's grey line
 // pattern is painted out (at the dark pixels' level each dot is part of the line, and was
-// left, and Tesseract read "thùng" for "Trung" above it); a row of accents at one height but
-// unevenly spaced stays, as does the grey line itself.
+// left, and Tesseract read "thùng" for "Trung" above it), and so is a short one followed by
+// a mark at its height; a row of accents at one height but unevenly spaced stays, as does
+// the grey line itself.
 func TestLeadersOnGuillocheLinesPainted(t *testing.T) {
 	const w, h = 1200, 756
 	g := image.NewGray(image.Rect(0, 0, w, h))
@@ -71,6 +72,13 @@ func TestLeadersOnGuillocheLinesPainted(t *testing.T) {
 		y := 403 - (x-300)/60
 		fill(x, y, x+1, y+2, 150)
 	}
+	// A short leader, five dots 14 px apart, then a mark of the value's at its height 5 px on.
+	var short [][2]int
+	for k := range 5 {
+		short = append(short, [2]int{300 + 14*k, 600})
+		fill(300+14*k, 600, 303+14*k, 603, 45)
+	}
+	fill(364, 600, 367, 603, 45)
 	// Accents: 3 × 3 marks at one height, 7 to 25 px apart.
 	var accents [][2]int
 	x := 300
@@ -84,6 +92,12 @@ func TestLeadersOnGuillocheLinesPainted(t *testing.T) {
 	for _, p := range leader {
 		if v := at(p); v < 150 {
 			t.Errorf("leader dot at %v left (%d)", p, v)
+			break
+		}
+	}
+	for _, p := range short {
+		if v := at(p); v < 150 {
+			t.Errorf("short leader's dot at %v left (%d)", p, v)
 			break
 		}
 	}

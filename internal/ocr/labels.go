@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/otiai10/gosseract/v2"
 )
@@ -533,8 +534,9 @@ func (ix *layoutIndex) valueOf(gi int, multiline, below bool) value {
 // skipLabelRest drops from the start of chain the rest of field's label that no label text
 // matched (its English half, misread): words that spell the start of one of the field's
 // label texts, five letters or more ("Place of" of "Place of birth"), perhaps after a stray
-// mark, and after them a word whose letters all come, in order, from the text's unread end
-// ("‹-...h." for "birth"). The chain comes back as it was when it starts otherwise.
+// mark, and after them a word mostly of marks whose letters all come, in order, from the
+// text's unread end ("‹-...h." for "birth"; a unit's "H." stays). The chain comes back as it
+// was when it starts otherwise.
 func (ix *layoutIndex) skipLabelRest(field string, chain []int) []int {
 	for start := 0; start < min(2, len(chain)); start++ {
 		if start == 1 && len(ix.tokens[chain[0]]) > 1 {
@@ -556,7 +558,8 @@ func (ix *layoutIndex) skipLabelRest(field string, chain []int) []int {
 				continue
 			}
 			rest := chain[n:]
-			if missing := text[len(prefix):]; len(rest) > 0 && missing != "" && subsequence(ix.tokens[rest[0]], missing) {
+			if missing := text[len(prefix):]; len(rest) > 0 && missing != "" && subsequence(ix.tokens[rest[0]], missing) &&
+				2*len(ix.tokens[rest[0]]) < utf8.RuneCountInString(ix.words[rest[0]].Text) {
 				rest = rest[1:]
 			}
 			return rest

@@ -155,7 +155,8 @@ func (r *Reader) ReadBinarised(p *Page) (*Page, error) {
 // the ink's level to the paper's painted in the paper's (flatten), with automatic page layout:
 // a card's guilloche of fine grey lines crossing all over it (a 9-digit card's back) reads as
 // a page of junk in every other reading, the local threshold's too, which keeps the lines.
-// Callers use it when the other readings leave required fields unread.
+// Callers use it when the other readings leave required fields unread, and first when the
+// page as read has almost no words.
 func (r *Reader) ReadFlattened(p *Page) (*Page, error) {
 	return r.readPage(p.doc, flatten(p.clean), gosseract.PSM_AUTO, p.src)
 }

@@ -45,7 +45,8 @@ func isCanonical(name string) bool { return slices.Contains(canonicalFields(), n
 // when it names a country (countryCode: VNM = Việt Nam = VIỆT NAM = Vietnamese). Each field
 // seen in two or more sources yields a check "data.<field>_consistency": fail with reason
 // data_mismatch when the sources disagree, pass otherwise. OCR fields with other names go to
-// Other. The MRZ fields reported are the chip's DG1 as read, or a document's zone with the
+// Other, but for a passport's number, which is its zone's when the zone's check digits hold
+// (or the chip's DG1's): no check of its own. The MRZ fields reported are the chip's DG1 as read, or a document's zone with the
 // letters of its name mended from the printed name where they differ only by look-alikes
 // (mendName). The returned Extracted has no DocumentType; Reconcile is pure.
 func Reconcile(st *schemas.SessionState) (*schemas.Extracted, []schemas.Check) {

@@ -140,7 +140,10 @@ func TestDocgenEval(t *testing.T) {
 						}
 						t.Logf("%s %s %d %s: got %q (raw %q), want %q", doc.Template, step, i, name, got, raw, want)
 						if dir := os.Getenv("DOCGEN_DUMP"); dir != "" && split == docgen.Calibration {
-							f, _ := os.Create(fmt.Sprintf("%s/field_%s_%s_%d.png", dir, doc.Template, step, i))
+							f, err := os.Create(fmt.Sprintf("%s/field_%s_%s_%d_%s.png", dir, doc.Template, step, i, name))
+							if err != nil {
+								t.Fatal(err)
+							}
 							_ = png.Encode(f, img)
 							f.Close()
 						}

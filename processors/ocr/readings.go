@@ -2,7 +2,8 @@ package ocr
 
 import "github.com/idstream/idstream/internal/ocr"
 
-// The readings of a page, in the order they are tried.
+// The readings of a page, in the order they are tried (but for a page read as almost no
+// words, whose type is told on the flattened reading second: detectOnReadings).
 const (
 	readingAsRead    = iota // the page pass (ocr.ReadPage, ocr.ReadPageAbove)
 	readingBlock            // read as one block (ocr.ReadAsBlock)
