@@ -514,16 +514,25 @@ func runsBeyond(l *line, rs []run, t, end float64) bool {
 // outer.
 func containsQuad(outer, inner [4][2]float64) bool {
 	for _, p := range inner {
-		sign := 0.0
-		for k := range 4 {
-			a, b := outer[k], outer[(k+1)%4]
-			cross := (b[0]-a[0])*(p[1]-a[1]) - (b[1]-a[1])*(p[0]-a[0])
-			if sign != 0 && cross*sign < 0 {
-				return false
-			}
-			if cross != 0 {
-				sign = cross
-			}
+		if !insideQuad(outer, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// insideQuad reports whether point p lies inside the convex quadrilateral q (or on its
+// sides).
+func insideQuad(q [4][2]float64, p [2]float64) bool {
+	sign := 0.0
+	for k := range 4 {
+		a, b := q[k], q[(k+1)%4]
+		cross := (b[0]-a[0])*(p[1]-a[1]) - (b[1]-a[1])*(p[0]-a[0])
+		if sign != 0 && cross*sign < 0 {
+			return false
+		}
+		if cross != 0 {
+			sign = cross
 		}
 	}
 	return true

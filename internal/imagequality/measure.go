@@ -152,8 +152,7 @@ func (p plane) meanInside(q Quad, scale float64) float64 {
 	n := 0
 	for y := max(0, int(y0)); y < min(p.h, int(y1)+1); y++ {
 		for x := max(0, int(x0)); x < min(p.w, int(x1)+1); x++ {
-			at := [2]float64{float64(x) + 0.5, float64(y) + 0.5}
-			if containsQuad(c, [4][2]float64{at, at, at, at}) {
+			if insideQuad(c, [2]float64{float64(x) + 0.5, float64(y) + 0.5}) {
 				sum += float64(p.pix[y*p.w+x])
 				n++
 			}

@@ -570,7 +570,7 @@ func components(w, h int, in func(int) bool) ([]comp, []int32) {
 	return comps, label
 }
 
-// darkestLevel returns the grey level below which the share q of pix lies.
+// darkestLevel returns the grey level below which the share q of pix lies (255 when empty).
 func darkestLevel(pix []uint8, q float64) uint8 {
 	var hist [256]int
 	for _, v := range pix {

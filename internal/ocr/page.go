@@ -469,16 +469,4 @@ func abs64(x float64) float64 {
 }
 
 // median returns the median of pix (255 when empty).
-func median(pix []uint8) uint8 {
-	var hist [256]int
-	for _, v := range pix {
-		hist[v]++
-	}
-	half, n := len(pix)/2, 0
-	for v, c := range hist {
-		if n += c; n > half {
-			return uint8(v)
-		}
-	}
-	return 255
-}
+func median(pix []uint8) uint8 { return darkestLevel(pix, 0.5) }
