@@ -3,6 +3,7 @@ package ocr
 import (
 	"fmt"
 	"image"
+	"math"
 	"regexp"
 	"slices"
 	"sort"
@@ -522,7 +523,7 @@ func (ix *layoutIndex) valueOf(gi int, multiline, below bool) value {
 				last = last.Union(b)
 			}
 		}
-		next := ix.belowWithin(last, g.box.Min.X-2*h, start+2*h, last.Dy(), h)
+		next := ix.belowWithin(last, g.box.Min.X-2*h, start+2*h, last.Dy(), h, g.box.Min.X-2*h)
 		if len(next) == 0 || ix.misreadLabel(next) || ix.labelAfter(next) {
 			break
 		}
@@ -646,21 +647,24 @@ func (ix *layoutIndex) chainRight(r, p int, skipSeparators bool) []int {
 
 // below returns the value chain on the first row below box (within 2.5 label heights h)
 // that has a word starting under it (from x − 1.5 h rightwards); nothing when that first word
-// is a label.
+// is a label. A value wider than its label, centred under it, may start further left.
 func (ix *layoutIndex) below(box image.Rectangle, x, h int) []int {
-	return ix.belowWithin(box, x-3*h/2, 1<<30, 5*h/2, h)
+	return ix.belowWithin(box, x-3*h/2, 1<<30, 5*h/2, h, math.MinInt)
 }
 
 // belowWithin returns the chain on the nearest row under box, at most gap pixels below it,
-// whose leftmost word reaching minX starts at or before maxX; nothing when that word is a
-// label.
-func (ix *layoutIndex) belowWithin(box image.Rectangle, minX, maxX, gap, h int) []int {
+// whose leftmost word with its middle right of minX starts at or before maxX; nothing when
+// that word is a label. Words before it close enough to be the same text are taken too, as
+// far as the last one with its middle right of column.
+func (ix *layoutIndex) belowWithin(box image.Rectangle, minX, maxX, gap, h, column int) []int {
 	bestRow, bestPos, bestY := -1, -1, 1<<30
 	for r, row := range ix.rows {
 		for p, i := range row {
 			b := ix.words[i].Box
-			if b.Max.X < minX {
-				continue // another column's, left of the value (a card's photo column)
+			if b.Min.X+b.Max.X < 2*minX {
+				// Another column's, left of the value: a card's photo column, or the expiry
+				// label under the photo, which a garbled reading stretches towards the value.
+				continue
 			}
 			if b.Min.Y < box.Max.Y-h/3 || b.Min.Y > box.Max.Y+gap || cy(b) <= cy(box) {
 				break // rows are visual: one word out of the band puts the row out
@@ -682,7 +686,8 @@ func (ix *layoutIndex) belowWithin(box image.Rectangle, minX, maxX, gap, h int) 
 	row := ix.rows[bestRow]
 	for bestPos > 0 {
 		prev, cur := ix.words[row[bestPos-1]], ix.words[row[bestPos]]
-		if ix.label[row[bestPos-1]] >= 0 || ix.tokens[row[bestPos-1]] == "" || cur.Box.Min.X-prev.Box.Max.X > max(cur.Box.Dy(), prev.Box.Dy()) {
+		if ix.label[row[bestPos-1]] >= 0 || ix.tokens[row[bestPos-1]] == "" || cur.Box.Min.X-prev.Box.Max.X > max(cur.Box.Dy(), prev.Box.Dy()) ||
+			prev.Box.Min.X+prev.Box.Max.X < 2*column {
 			break
 		}
 		bestPos--
@@ -1016,6 +1021,12 @@ func (r *Reader) readValue(p *Page, ix *layoutIndex, v value, s FieldSpec) (Fiel
 		case s.Name == "identifying_marks":
 			f.Value = fixMarks(f.Value)
 		case isPlace(s.Name):
+			if again, err := r.houseNumbersAgain(p, ix, v); err != nil {
+				return Field{}, fmt.Errorf("ocr: field %s: %w", s.Name, err)
+			} else if again != raw {
+				f.Raw = again
+				f.Value, f.Valid = normalizeField(s.Kind, stripLeading(again))
+			}
 			f.Value = fixPlace(f.Value)
 		case lexicons[s.Name] != nil:
 			f.Value, _ = fromLexicon(f.Value, lexicons[s.Name])
@@ -1075,6 +1086,52 @@ func (r *Reader) readValue(p *Page, ix *layoutIndex, v value, s FieldSpec) (Fiel
 		}
 	}
 	return f, nil
+}
+
+// sureNumber is the page pass's word confidence from which a place's number is not read
+// again.
+const sureNumber = 0.9
+
+// houseNumber matches a number of a place as printed: a house number, a lane's or a unit's
+// ("116/38", "8A", "12/3B"), its trailing comma aside.
+var houseNumber = regexp.MustCompile(`^\d+[A-Z]?(?:/\d+[A-Z]?)*$`)
+
+// houseNumbersAgain returns the text of place value v with every number the page pass was
+// unsure of (sureNumber) read again alone: the page's text model, reading a number in the
+// flow of a line, loses or doubles a digit ("16/38" for "116/38", "1899/30" for "199/30")
+// that a read of the number's box alone gets right. The new reading replaces the page's when
+// it is a number too, surer, and at most two edits from it.
+func (r *Reader) houseNumbersAgain(p *Page, ix *layoutIndex, v value) (string, error) {
+	var parts []string
+	for _, row := range v.rows {
+		for k, i := range row {
+			w := ix.words[i]
+			core := strings.TrimRight(w.Text, ",.;")
+			if w.Conf >= sureNumber || !houseNumber.MatchString(core) {
+				parts = append(parts, w.Text)
+				continue
+			}
+			h := w.Box.Dy()
+			box := image.Rect(w.Box.Min.X-h/2, w.Box.Min.Y-h/4, w.Box.Max.X+h/4, w.Box.Max.Y+h/4)
+			if k > 0 {
+				box.Min.X = max(box.Min.X, ix.words[row[k-1]].Box.Max.X+2)
+			}
+			if k+1 < len(row) {
+				box.Max.X = min(box.Max.X, ix.words[row[k+1]].Box.Min.X-2)
+			}
+			text, conf, err := r.readLine(engineText, crop(p.doc, box))
+			if err != nil {
+				return "", err
+			}
+			again := strings.TrimFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+			if houseNumber.MatchString(again) && conf > w.Conf && levenshtein(again, core) <= 2 {
+				parts = append(parts, again+w.Text[len(core):])
+				continue
+			}
+			parts = append(parts, w.Text)
+		}
+	}
+	return strings.Join(parts, " "), nil
 }
 
 // seriesFrom returns the plate read on the page with its letters as the code engine read

@@ -53,15 +53,15 @@ func fixPlace(s string) string {
 }
 
 // placeLookAlikes mends a word of a place OCR read with a look-alike no address holds: a
-// dagger among digits is a 1 ("22†/10", "Tổ †,"), and an 8 or a 5 before lower-case letters
-// only is an S ("8ổ 57" for "Số 57", "Võ Thị 8áu" for "Sáu"; a house number's letter is a
-// capital: "8A").
+// dagger among digits is a 1 ("22†/10", "Tổ †,"), and an 8, a 5 or a dollar sign before
+// lower-case letters only is an S ("8ổ 57" and "$ố 47" for "Số", "Võ Thị 8áu" for "Sáu"; a
+// house number's letter is a capital: "8A").
 func placeLookAlikes(w string) string {
 	core := strings.TrimRight(w, ",.")
 	if strings.ContainsRune(core, '†') && strings.IndexFunc(core, func(r rune) bool { return r != '†' && r != '/' && !unicode.IsDigit(r) }) < 0 {
 		return strings.ReplaceAll(w, "†", "1")
 	}
-	if len(core) < 2 || (core[0] != '8' && core[0] != '5') || strings.IndexFunc(core[1:], func(r rune) bool { return !unicode.IsLower(r) }) >= 0 {
+	if len(core) < 2 || (core[0] != '8' && core[0] != '5' && core[0] != '$') || strings.IndexFunc(core[1:], func(r rune) bool { return !unicode.IsLower(r) }) >= 0 {
 		return w
 	}
 	return "S" + w[1:]

@@ -388,12 +388,15 @@ func (g *group) readPage(img image.Image, rs *readings, told int, det Detection,
 	// painted out (fine grey lines crossing a whole card), the page fills what the readings
 	// before it left unread, by labels only (the fixed layout was the first reading's last
 	// resort), and a place or marks cut short at its line's end (ocr.CutShort) by the same
-	// read whole.
+	// read whole. A card's back read without the label of its identifying marks lost the
+	// rows at its top too: every back prints that label, though the marks may be blank.
 	required := RequiredFields(det.Type, r.side(stepSide), layout.Name)
+	marksLabel := r.side(stepSide) == SideBack && slices.ContainsFunc(specs, func(s ocr.FieldSpec) bool { return s.Name == fieldMarks })
 	for _, k := range from(told)[1:] {
 		// The grown reading also when all required fields were read but a row is cut.
 		cut := k == readingGrown && page.CutOff()
-		if !missing(fields, required) && !slices.ContainsFunc(fields, ocr.CutShort) && !cut {
+		lost := marksLabel && !labelled(fields, fieldMarks)
+		if !missing(fields, required) && !slices.ContainsFunc(fields, ocr.CutShort) && !cut && !lost {
 			continue
 		}
 		other, err := rs.at(k)
@@ -420,6 +423,15 @@ func (g *group) readPage(img image.Image, rs *readings, told int, det Detection,
 	}
 	r.layout, r.fields = layout.Name, fields
 	return r, nil
+}
+
+// fieldMarks is the field of a person's identifying marks, on the back of an ID card.
+const fieldMarks = "identifying_marks"
+
+// labelled reports whether the label of the field named name was found on the page.
+func labelled(fields []ocr.Field, name string) bool {
+	f, ok := field(fields, name)
+	return ok && f.Labelled
 }
 
 // missing reports whether a field named in required is not among fields' valid ones.
