@@ -144,11 +144,12 @@ func NewGroup(codec processors.Codec, blobs blob.Store, trust *mrtd.Trust, reg r
 	for _, o := range opts {
 		o(g)
 	}
+	input := processors.On(schemas.Captures, g.handle)
 	return processors.Group{
 		Name:    GroupName,
-		Inputs:  []string{schemas.TopicCaptures},
+		Inputs:  processors.Topics(input),
 		Outputs: []string{schemas.TopicChip},
-		Handler: g.handle,
+		Handler: processors.Handle(GroupName, codec, input),
 	}
 }
 
@@ -163,32 +164,22 @@ type group struct {
 	log             *slog.Logger
 }
 
-func (g *group) handle(ctx context.Context, rec *processors.Record) ([]processors.Output, error) {
-	if rec.Topic != schemas.TopicCaptures {
-		return nil, fmt.Errorf("chip: record from unexpected topic %q", rec.Topic)
-	}
-	if rec.Value == nil {
-		return nil, nil
-	}
-	c := new(schemas.CaptureSubmitted)
-	if err := g.codec.Decode(schemas.TopicCaptures, rec.Value, c); err != nil {
-		return nil, fmt.Errorf("chip: decode capture at offset %d: %w", rec.Offset, err)
-	}
+func (g *group) handle(ctx context.Context, rec *processors.Record, c *schemas.CaptureSubmitted) ([]processors.Output, error) {
 	if c.Step != StepNFC {
 		return nil, nil
 	}
 	if c.Envelope.SessionID == "" || c.CaptureID == "" {
-		return nil, fmt.Errorf("chip: capture at offset %d has no session or capture id", rec.Offset)
+		return nil, fmt.Errorf("capture at offset %d has no session or capture id", rec.Offset)
 	}
 	ev, err := g.verify(ctx, c)
 	if err != nil || ev == nil {
 		return nil, err
 	}
-	value, err := g.codec.Encode(schemas.TopicChip, ev)
+	out, err := processors.Emit(g.codec, schemas.Chip, []byte(c.Envelope.SessionID), ev)
 	if err != nil {
-		return nil, fmt.Errorf("chip: encode result of capture %s: %w", c.CaptureID, err)
+		return nil, fmt.Errorf("result of capture %s: %w", c.CaptureID, err)
 	}
-	return []processors.Output{{Topic: schemas.TopicChip, Key: []byte(c.Envelope.SessionID), Value: value}}, nil
+	return []processors.Output{out}, nil
 }
 
 // verify loads the capture's files and verifies them; nil, nil when a file is gone.
@@ -257,7 +248,7 @@ func (g *group) load(ctx context.Context, c *schemas.CaptureSubmitted) (files ch
 			files.unreadable = append(files.unreadable, ref.Name)
 			continue
 		case err != nil:
-			return chipFiles{}, false, fmt.Errorf("chip: load %s of capture %s: %w", ref.Name, c.CaptureID, err)
+			return chipFiles{}, false, fmt.Errorf("load %s of capture %s: %w", ref.Name, c.CaptureID, err)
 		}
 		switch {
 		case isDG:

@@ -61,7 +61,7 @@ func (v *verifier) registryCheck(ctx context.Context, id *lds.VNIdentity, m *mrz
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("chip: registry lookup of capture %s: %w", v.capture.CaptureID, ctx.Err())
+			return fmt.Errorf("registry lookup of capture %s: %w", v.capture.CaptureID, ctx.Err())
 		}
 		if errors.Is(err, registry.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
 			v.g.log.Warn("chip: national identity registry unavailable", "session_id", v.capture.Envelope.SessionID,

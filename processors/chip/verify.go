@@ -283,7 +283,7 @@ func (v *verifier) dg2(ctx context.Context) (*schemas.BlobRef, error) {
 	jpg, err := lds.DecodeFaceJPEG(ctx, face, v.g.decodeOpts...)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("chip: decode face of capture %s: %w", v.capture.CaptureID, ctx.Err())
+			return nil, fmt.Errorf("decode face of capture %s: %w", v.capture.CaptureID, ctx.Err())
 		}
 		status, reason := schemas.CheckFail, ReasonDG2Undecodable
 		switch {
@@ -306,14 +306,14 @@ func (v *verifier) dg2(ctx context.Context) (*schemas.BlobRef, error) {
 		v.add(CheckDG2Face, schemas.CheckFail, ReasonDG2TooLarge, "the face image exceeds the blob store's limit")
 		return nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("chip: store face of capture %s: %w", v.capture.CaptureID, err)
+		return nil, fmt.Errorf("store face of capture %s: %w", v.capture.CaptureID, err)
 	}
 	// The session may have been erased while we worked: then remove the face we just wrote
 	// rather than leave personal data behind, and report nothing.
 	if gone, err := v.erased(ctx); err != nil || gone {
 		if gone {
 			if err := v.g.blobs.Delete(ctx, obj.URI); err != nil {
-				return nil, fmt.Errorf("chip: remove face of erased capture %s: %w", v.capture.CaptureID, err)
+				return nil, fmt.Errorf("remove face of erased capture %s: %w", v.capture.CaptureID, err)
 			}
 			return nil, errErased
 		}
@@ -337,7 +337,7 @@ func (v *verifier) erased(ctx context.Context) (bool, error) {
 		case errors.Is(err, blob.ErrNotFound):
 			return true, nil
 		case err != nil && !errors.Is(err, blob.ErrTooLarge) && !errors.Is(err, blob.ErrInvalidKey):
-			return false, fmt.Errorf("chip: recheck files of capture %s: %w", v.capture.CaptureID, err)
+			return false, fmt.Errorf("recheck files of capture %s: %w", v.capture.CaptureID, err)
 		}
 		return false, nil
 	}

@@ -28,12 +28,13 @@ const GroupName = "decision"
 // The handler is safe for concurrent use.
 func NewGroup(codec processors.Codec, p Policy) processors.StatefulGroup {
 	g := &group{codec: codec, policy: p}
+	input := processors.OnTable(schemas.SessionStates, g.decide).WithTombstones(g.erase)
 	return processors.StatefulGroup{
 		Name:    GroupName,
-		Inputs:  []string{schemas.TopicSessionState},
+		Inputs:  processors.Topics(input),
 		Outputs: []string{schemas.TopicDecisions},
 		Table:   schemas.TopicDecisions,
-		Handler: g.handle,
+		Handler: processors.HandleTable(GroupName, codec, input),
 	}
 }
 
@@ -42,34 +43,30 @@ type group struct {
 	policy Policy
 }
 
-func (g *group) handle(_ context.Context, rec *processors.Record, table processors.Table) ([]processors.Output, error) {
-	if rec.Topic != schemas.TopicSessionState {
-		return nil, fmt.Errorf("decision: record from unexpected topic %q", rec.Topic)
-	}
+// erase answers a snapshot's tombstone (the session's erasure) with the decision's: its
+// sinks remove their personal data on it.
+func (g *group) erase(_ context.Context, rec *processors.Record, _ processors.Table) ([]processors.Output, error) {
 	if len(rec.Key) == 0 {
-		return nil, fmt.Errorf("decision: snapshot at offset %d has no key", rec.Offset)
+		return nil, fmt.Errorf("snapshot tombstone at offset %d has no key", rec.Offset)
 	}
-	if rec.Value == nil {
-		// Erasure: the decision goes too (its sinks remove their PII on the tombstone).
-		return []processors.Output{{Topic: schemas.TopicDecisions, Key: rec.Key}}, nil
+	return []processors.Output{{Topic: schemas.TopicDecisions, Key: rec.Key}}, nil
+}
+
+// decide decides the session of a snapshot, once: nothing when the table holds its decision.
+func (g *group) decide(_ context.Context, rec *processors.Record, st *schemas.SessionState, table processors.Table) ([]processors.Output, error) {
+	if len(rec.Key) == 0 || !bytes.Equal(rec.Key, []byte(st.Envelope.SessionID)) {
+		return nil, fmt.Errorf("snapshot at offset %d: key is not the snapshot's session id", rec.Offset)
 	}
 	if _, decided := table.Get(rec.Key); decided {
 		return nil, nil
-	}
-	st := new(schemas.SessionState)
-	if err := g.codec.Decode(schemas.TopicSessionState, rec.Value, st); err != nil {
-		return nil, fmt.Errorf("decision: decode snapshot at offset %d: %w", rec.Offset, err)
-	}
-	if !bytes.Equal(rec.Key, []byte(st.Envelope.SessionID)) {
-		return nil, fmt.Errorf("decision: snapshot at offset %d: key is not the snapshot's session id", rec.Offset)
 	}
 	d, ok := Decide(g.policy, st)
 	if !ok {
 		return nil, nil
 	}
-	value, err := g.codec.Encode(schemas.TopicDecisions, d)
+	out, err := processors.Emit(g.codec, schemas.Decisions, rec.Key, d)
 	if err != nil {
-		return nil, fmt.Errorf("decision: encode decision: %w", err)
+		return nil, err
 	}
-	return []processors.Output{{Topic: schemas.TopicDecisions, Key: rec.Key, Value: value}}, nil
+	return []processors.Output{out}, nil
 }

@@ -54,11 +54,12 @@ func DeleterGroup(codec processors.Codec, store blob.Store, opts ...DeleterOptio
 			o(d)
 		}
 	}
+	input := processors.On(schemas.SessionStates, d.handle)
 	return processors.Group{
 		Name:    DeleterGroupName,
-		Inputs:  []string{schemas.TopicSessionState},
+		Inputs:  processors.Topics(input),
 		Outputs: []string{schemas.TopicSessions},
-		Handler: d.handle,
+		Handler: processors.Handle(DeleterGroupName, codec, input),
 	}
 }
 
@@ -68,14 +69,7 @@ type deleter struct {
 	now   func() time.Time
 }
 
-func (d *deleter) handle(ctx context.Context, rec *processors.Record) ([]processors.Output, error) {
-	if rec.Value == nil {
-		return nil, nil
-	}
-	var st schemas.SessionState
-	if err := d.codec.Decode(rec.Topic, rec.Value, &st); err != nil {
-		return nil, fmt.Errorf("erasure blobs: decode %s record at offset %d: %w", rec.Topic, rec.Offset, err)
-	}
+func (d *deleter) handle(ctx context.Context, rec *processors.Record, st *schemas.SessionState) ([]processors.Output, error) {
 	e := st.BiometricErasure
 	if e == nil || (len(e.Pending) == 0 && e.ErasedAt != nil) {
 		return nil, nil
@@ -85,7 +79,7 @@ func (d *deleter) handle(ctx context.Context, rec *processors.Record) ([]process
 	for _, ref := range e.Pending {
 		if err := d.store.Delete(ctx, ref.URI); err != nil {
 			// The URI is not logged: it names the tenant and session only, but errors travel far.
-			return nil, fmt.Errorf("erasure blobs: delete a %s blob of a session: %w", ref.Name, err)
+			return nil, fmt.Errorf("delete a %s blob of a session: %w", ref.Name, err)
 		}
 		uris = append(uris, ref.URI)
 	}
@@ -98,9 +92,9 @@ func (d *deleter) handle(ctx context.Context, rec *processors.Record) ([]process
 		},
 		BiometricsErased: &schemas.BiometricsErased{ConsentID: e.ConsentID, BlobsDeleted: uris, ErasedAt: at},
 	}
-	value, err := d.codec.Encode(schemas.TopicSessions, &ev)
+	out, err := processors.Emit(d.codec, schemas.Sessions, rec.Key, &ev)
 	if err != nil {
-		return nil, fmt.Errorf("erasure blobs: encode: %w", err)
+		return nil, err
 	}
-	return []processors.Output{{Topic: schemas.TopicSessions, Key: rec.Key, Value: value}}, nil
+	return []processors.Output{out}, nil
 }

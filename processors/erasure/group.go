@@ -28,13 +28,17 @@ func OrderEventID(sessionID, consentID string) string {
 // key is not its tracking id, or that cannot be decoded, is an error (retried, then
 // dead-lettered); tombstones are ignored.
 func Group(codec processors.Codec) processors.StatefulGroup {
-	g := &matcher{codec: codec}
+	m := &matcher{codec: codec}
+	inputs := []processors.Input{
+		processors.OnTable(schemas.TrackingSessions, m.sessionOpened),
+		processors.OnTable(schemas.Erasures, m.erasureRequested),
+	}
 	return processors.StatefulGroup{
 		Name:    GroupName,
-		Inputs:  []string{schemas.TopicTrackingSessions, schemas.TopicErasures},
+		Inputs:  processors.Topics(inputs...),
 		Outputs: []string{schemas.TopicErasureState, schemas.TopicSessions},
 		Table:   schemas.TopicErasureState,
-		Handler: g.handle,
+		Handler: processors.HandleTable(GroupName, codec, inputs...),
 	}
 }
 
@@ -42,73 +46,57 @@ type matcher struct {
 	codec processors.Codec
 }
 
-func (m *matcher) handle(_ context.Context, rec *processors.Record, table processors.Table) ([]processors.Output, error) {
-	if rec.Value == nil {
-		return nil, nil
+// sessionOpened adds the session of ev to its tracking id's state.
+func (m *matcher) sessionOpened(_ context.Context, rec *processors.Record, ev *schemas.TrackingSessionOpened, table processors.Table) ([]processors.Output, error) {
+	return m.update(rec, table, ev.TrackingID, ev.Envelope, func(st *schemas.TrackingErasureState) []schemas.SessionEvent {
+		return addSession(st, schemas.TrackedSession{
+			TenantID: ev.Envelope.TenantID, SessionID: ev.Envelope.SessionID, OpenedAt: ev.OpenedAt,
+		})
+	})
+}
+
+// erasureRequested adds the request of ev to its tracking id's state.
+func (m *matcher) erasureRequested(_ context.Context, rec *processors.Record, ev *schemas.BiometricErasureRequested, table processors.Table) ([]processors.Output, error) {
+	return m.update(rec, table, ev.TrackingID, ev.Envelope, func(st *schemas.TrackingErasureState) []schemas.SessionEvent {
+		return addErasure(st, schemas.TrackedErasure{
+			TenantID: ev.Envelope.TenantID, ConsentID: ev.ConsentID, Categories: ev.Categories, RequestedAt: ev.RequestedAt,
+		})
+	})
+}
+
+// update applies add to the stored state of rec's tracking id (trackingID, which must be
+// rec's key) and returns the new state, stamped with env, with the erasure orders add
+// returned; nothing when add returned none (a replay).
+func (m *matcher) update(rec *processors.Record, table processors.Table, trackingID string, env schemas.Envelope, add func(*schemas.TrackingErasureState) []schemas.SessionEvent) ([]processors.Output, error) {
+	if trackingID == "" || trackingID != string(rec.Key) {
+		return nil, fmt.Errorf("%s record at offset %d: key is not its tracking id", rec.Topic, rec.Offset)
 	}
-	st := &schemas.TrackingErasureState{TrackingID: string(rec.Key)}
+	st := &schemas.TrackingErasureState{TrackingID: trackingID}
 	if raw, ok := table.Get(rec.Key); ok {
 		st = new(schemas.TrackingErasureState)
 		if err := m.codec.Decode(schemas.TopicErasureState, raw, st); err != nil {
-			return nil, fmt.Errorf("erasure: decode stored state: %w", err)
+			return nil, fmt.Errorf("decode stored state: %w", err)
 		}
 	}
-	var (
-		orders []schemas.SessionEvent
-		env    schemas.Envelope
-	)
-	switch rec.Topic {
-	case schemas.TopicTrackingSessions:
-		var ev schemas.TrackingSessionOpened
-		if err := m.decode(rec, &ev, func() string { return ev.TrackingID }); err != nil {
-			return nil, err
-		}
-		env = ev.Envelope
-		orders = addSession(st, schemas.TrackedSession{
-			TenantID: ev.Envelope.TenantID, SessionID: ev.Envelope.SessionID, OpenedAt: ev.OpenedAt,
-		})
-	case schemas.TopicErasures:
-		var ev schemas.BiometricErasureRequested
-		if err := m.decode(rec, &ev, func() string { return ev.TrackingID }); err != nil {
-			return nil, err
-		}
-		env = ev.Envelope
-		orders = addErasure(st, schemas.TrackedErasure{
-			TenantID: ev.Envelope.TenantID, ConsentID: ev.ConsentID, Categories: ev.Categories, RequestedAt: ev.RequestedAt,
-		})
-	default:
-		return nil, fmt.Errorf("erasure: record from unexpected topic %q", rec.Topic)
-	}
+	orders := add(st)
 	if orders == nil {
 		return nil, nil // nothing new: a replay
 	}
 	st.Envelope = env
 	st.Envelope.Producer = GroupName
-	value, err := m.codec.Encode(schemas.TopicErasureState, st)
+	out, err := processors.Emit(m.codec, schemas.ErasureStates, rec.Key, st)
 	if err != nil {
-		return nil, fmt.Errorf("erasure: encode state: %w", err)
+		return nil, err
 	}
-	outs := []processors.Output{{Topic: schemas.TopicErasureState, Key: rec.Key, Value: value}}
+	outs := []processors.Output{out}
 	for i := range orders {
-		v, err := m.codec.Encode(schemas.TopicSessions, &orders[i])
+		o, err := processors.Emit(m.codec, schemas.Sessions, []byte(orders[i].Envelope.SessionID), &orders[i])
 		if err != nil {
-			return nil, fmt.Errorf("erasure: encode order: %w", err)
+			return nil, err
 		}
-		outs = append(outs, processors.Output{Topic: schemas.TopicSessions, Key: []byte(orders[i].Envelope.SessionID), Value: v})
+		outs = append(outs, o)
 	}
 	return outs, nil
-}
-
-// decode decodes rec into v and checks that its key is the tracking id trackingID()
-// returns once decoded.
-func (m *matcher) decode(rec *processors.Record, v any, trackingID func() string) error {
-	if err := m.codec.Decode(rec.Topic, rec.Value, v); err != nil {
-		return fmt.Errorf("erasure: decode %s record at offset %d: %w", rec.Topic, rec.Offset, err)
-	}
-	if id := trackingID(); id == "" || id != string(rec.Key) {
-		return fmt.Errorf("erasure: %s record at offset %d: key is not its tracking id", rec.Topic, rec.Offset)
-	}
-	return nil
 }
 
 // covers reports whether e requires the erasure of s: same tenant, s opened at or before

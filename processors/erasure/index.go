@@ -2,7 +2,6 @@ package erasure
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
@@ -19,35 +18,28 @@ const IndexGroupName = "erasure-index"
 // session's created_at. Other events and tombstones produce nothing. A record that cannot
 // be decoded is an error (retried, then dead-lettered).
 func IndexGroup(codec processors.Codec) processors.Group {
+	input := processors.On(schemas.Sessions, func(_ context.Context, _ *processors.Record, ev *schemas.SessionEvent) ([]processors.Output, error) {
+		if ev.Opened == nil || ev.Opened.TrackingID == nil || *ev.Opened.TrackingID == "" {
+			return nil, nil
+		}
+		trackingID := *ev.Opened.TrackingID
+		out, err := processors.Emit(codec, schemas.TrackingSessions, []byte(trackingID), &schemas.TrackingSessionOpened{
+			Envelope: schemas.Envelope{
+				EventID: "evt_trk_" + ev.Envelope.SessionID, SessionID: ev.Envelope.SessionID,
+				TenantID: ev.Envelope.TenantID, OccurredAt: ev.Envelope.OccurredAt, Producer: IndexGroupName,
+			},
+			TrackingID: trackingID,
+			OpenedAt:   ev.Opened.CreatedAt,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return []processors.Output{out}, nil
+	})
 	return processors.Group{
 		Name:    IndexGroupName,
-		Inputs:  []string{schemas.TopicSessions},
+		Inputs:  processors.Topics(input),
 		Outputs: []string{schemas.TopicTrackingSessions},
-		Handler: func(_ context.Context, rec *processors.Record) ([]processors.Output, error) {
-			if rec.Value == nil {
-				return nil, nil
-			}
-			var ev schemas.SessionEvent
-			if err := codec.Decode(rec.Topic, rec.Value, &ev); err != nil {
-				return nil, fmt.Errorf("erasure index: decode %s record at offset %d: %w", rec.Topic, rec.Offset, err)
-			}
-			if ev.Opened == nil || ev.Opened.TrackingID == nil || *ev.Opened.TrackingID == "" {
-				return nil, nil
-			}
-			trackingID := *ev.Opened.TrackingID
-			out := schemas.TrackingSessionOpened{
-				Envelope: schemas.Envelope{
-					EventID: "evt_trk_" + ev.Envelope.SessionID, SessionID: ev.Envelope.SessionID,
-					TenantID: ev.Envelope.TenantID, OccurredAt: ev.Envelope.OccurredAt, Producer: IndexGroupName,
-				},
-				TrackingID: trackingID,
-				OpenedAt:   ev.Opened.CreatedAt,
-			}
-			value, err := codec.Encode(schemas.TopicTrackingSessions, &out)
-			if err != nil {
-				return nil, fmt.Errorf("erasure index: encode: %w", err)
-			}
-			return []processors.Output{{Topic: schemas.TopicTrackingSessions, Key: []byte(trackingID), Value: value}}, nil
-		},
+		Handler: processors.Handle(IndexGroupName, codec, input),
 	}
 }

@@ -183,11 +183,12 @@ func NewGroup(codec processors.Codec, blobs blob.Store, engine *face.Engine, opt
 		g.modelVersion = v
 	}
 	g.cache = newResultCache(g.cacheSize)
+	input := processors.On(schemas.SessionStates, g.handle)
 	return processors.Group{
 		Name:    GroupName,
-		Inputs:  []string{schemas.TopicSessionState},
+		Inputs:  processors.Topics(input),
 		Outputs: []string{schemas.TopicFacematch},
-		Handler: g.handle,
+		Handler: processors.Handle(GroupName, codec, input),
 	}, nil
 }
 
@@ -225,19 +226,9 @@ type pairSpec struct {
 	a, b *source
 }
 
-func (g *group) handle(ctx context.Context, rec *processors.Record) ([]processors.Output, error) {
-	if rec.Topic != schemas.TopicSessionState {
-		return nil, fmt.Errorf("facematch: record from unexpected topic %q", rec.Topic)
-	}
-	if rec.Value == nil {
-		return nil, nil
-	}
-	st := new(schemas.SessionState)
-	if err := g.codec.Decode(schemas.TopicSessionState, rec.Value, st); err != nil {
-		return nil, fmt.Errorf("facematch: decode snapshot at offset %d: %w", rec.Offset, err)
-	}
+func (g *group) handle(ctx context.Context, rec *processors.Record, st *schemas.SessionState) ([]processors.Output, error) {
 	if st.Envelope.SessionID == "" {
-		return nil, fmt.Errorf("facematch: snapshot at offset %d has no session id", rec.Offset)
+		return nil, fmt.Errorf("snapshot at offset %d has no session id", rec.Offset)
 	}
 	if isTerminal(st.Status) || st.BiometricErasure != nil {
 		return nil, nil
@@ -259,7 +250,7 @@ func (g *group) handle(ctx context.Context, rec *processors.Record) ([]processor
 	}
 	value, err := g.codec.Encode(schemas.TopicFacematch, ev)
 	if err != nil {
-		return nil, fmt.Errorf("facematch: encode result of session %s: %w", st.Envelope.SessionID, err)
+		return nil, fmt.Errorf("encode result of session %s: %w", st.Envelope.SessionID, err)
 	}
 	g.cache.put(id, value)
 	return []processors.Output{{Topic: schemas.TopicFacematch, Key: []byte(st.Envelope.SessionID), Value: value}}, nil
@@ -513,20 +504,20 @@ func (g *group) embed(ctx context.Context, s *source) (r faceResult, found bool,
 	case errors.Is(err, claimcheck.ErrUnusable):
 		return unreadable, true, nil
 	case err != nil:
-		return faceResult{}, false, fmt.Errorf("facematch: load %s image of capture %s: %w", s.role, s.captureID, err)
+		return faceResult{}, false, fmt.Errorf("load %s image of capture %s: %w", s.role, s.captureID, err)
 	}
 	faces, err := g.engine.Detect(img)
 	switch {
 	case errors.Is(err, face.ErrBadImage):
 		return unreadable, true, nil
 	case err != nil:
-		return faceResult{}, false, fmt.Errorf("facematch: detect faces in %s image of capture %s: %w", s.role, s.captureID, err)
+		return faceResult{}, false, fmt.Errorf("detect faces in %s image of capture %s: %w", s.role, s.captureID, err)
 	case len(faces) == 0:
 		return faceResult{reason: ReasonNoFaceFound}, true, nil
 	}
 	vec, err := g.engine.Embed(img, face.Largest(faces))
 	if err != nil {
-		return faceResult{}, false, fmt.Errorf("facematch: embed %s face of capture %s: %w", s.role, s.captureID, err)
+		return faceResult{}, false, fmt.Errorf("embed %s face of capture %s: %w", s.role, s.captureID, err)
 	}
 	return faceResult{vec: vec}, true, nil
 }

@@ -43,22 +43,15 @@ func DefaultInjectionSignals() []string {
 // handleCapture indexes the capture's blobs (SHA-256 sightings, and perceptual hashes of
 // the near-duplicate steps), assesses its injection signals and, for a document step, the
 // tamper signals of its image; each check in its own FraudAssessed.
-func (g *group) handleCapture(ctx context.Context, rec *processors.Record) ([]processors.Output, error) {
-	if rec.Value == nil {
-		return nil, nil
-	}
-	c := new(schemas.CaptureSubmitted)
-	if err := g.codec.Decode(schemas.TopicCaptures, rec.Value, c); err != nil {
-		return nil, fmt.Errorf("fraud: decode capture at offset %d: %w", rec.Offset, err)
-	}
+func (g *group) handleCapture(ctx context.Context, rec *processors.Record, c *schemas.CaptureSubmitted) ([]processors.Output, error) {
 	if c.Envelope.SessionID == "" || c.CaptureID == "" || c.Envelope.TenantID == "" {
-		return nil, fmt.Errorf("fraud: capture at offset %d has no session, tenant or capture id", rec.Offset)
+		return nil, fmt.Errorf("capture at offset %d has no session, tenant or capture id", rec.Offset)
 	}
 	if c.Step == stepNFC {
 		return nil, nil
 	}
 	if err := g.sightings.WaitReady(ctx); err != nil {
-		return nil, fmt.Errorf("fraud: capture index: %w", err)
+		return nil, fmt.Errorf("capture index: %w", err)
 	}
 	outs, err := g.index(c)
 	if err != nil {
@@ -112,7 +105,7 @@ func (g *group) index(c *schemas.CaptureSubmitted) ([]processors.Output, error) 
 		}
 		v, err := json.Marshal(Sighting{SessionID: c.Envelope.SessionID, CaptureID: c.CaptureID, Step: c.Step, SeenAt: c.Envelope.OccurredAt.UTC()})
 		if err != nil {
-			return nil, fmt.Errorf("fraud: encode sighting of capture %s: %w", c.CaptureID, err)
+			return nil, fmt.Errorf("encode sighting of capture %s: %w", c.CaptureID, err)
 		}
 		outs = append(outs, processors.Output{Topic: TopicCaptureIndex, Key: []byte(IndexKey(c.Envelope.TenantID, sum)), Value: v})
 	}

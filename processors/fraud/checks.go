@@ -112,7 +112,7 @@ func (g *group) registryChecks(ctx context.Context, sessionID string, id identit
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("fraud: registry lookups of session %s: %w", sessionID, ctx.Err())
+		return nil, fmt.Errorf("registry lookups of session %s: %w", sessionID, ctx.Err())
 	}
 	return out, nil
 }

@@ -179,11 +179,11 @@ func (g *group) embedSelfie(ctx context.Context, s selfie) (vec []float32, reaso
 	case errors.Is(err, claimcheck.ErrUnusable):
 		return nil, ReasonSelfieUnreadable, nil
 	case err != nil:
-		return nil, "", fmt.Errorf("fraud: load selfie of capture %s: %w", s.captureID, err)
+		return nil, "", fmt.Errorf("load selfie of capture %s: %w", s.captureID, err)
 	}
 	vec, reason, err = largestFaceEmbedding(g.faces.engine, img)
 	if err != nil {
-		return nil, "", fmt.Errorf("fraud: selfie of capture %s: %w", s.captureID, err)
+		return nil, "", fmt.Errorf("selfie of capture %s: %w", s.captureID, err)
 	}
 	return vec, reason, nil
 }
@@ -231,10 +231,10 @@ func (g *group) faceChecks(ctx context.Context, st *schemas.SessionState, id ide
 		return skip(ReasonSelfieUnavailable, "the session has no accepted selfie image"), nil
 	}
 	if err := g.faces.index.WaitReady(ctx); err != nil {
-		return faceResult{}, fmt.Errorf("fraud: face index: %w", err)
+		return faceResult{}, fmt.Errorf("face index: %w", err)
 	}
 	if err := g.faces.blocks.WaitReady(ctx); err != nil {
-		return faceResult{}, fmt.Errorf("fraud: face blocklist: %w", err)
+		return faceResult{}, fmt.Errorf("face blocklist: %w", err)
 	}
 	key := s.captureID + "|" + strings.ToLower(s.ref.SHA256) + "|" + s.ref.URI
 	e, ok := g.faces.cache.get(key)

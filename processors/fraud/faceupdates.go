@@ -32,7 +32,7 @@ func (g *group) faceIndexUpdates(ctx context.Context, st *schemas.SessionState) 
 		return nil, nil
 	}
 	if err := g.faces.index.WaitReady(ctx); err != nil {
-		return nil, fmt.Errorf("fraud: face index: %w", err)
+		return nil, fmt.Errorf("face index: %w", err)
 	}
 	rec, held := g.faces.index.Get(sid)
 	if erased {
@@ -95,7 +95,7 @@ func embedded(st *schemas.SessionState) bool {
 func (g *group) faceIndexOutput(e *schemas.FaceIndexEntry) (processors.Output, error) {
 	v, err := g.codec.Encode(schemas.TopicFaceIndex, e)
 	if err != nil {
-		return processors.Output{}, fmt.Errorf("fraud: encode face index entry of session %s: %w", e.Envelope.SessionID, err)
+		return processors.Output{}, fmt.Errorf("encode face index entry of session %s: %w", e.Envelope.SessionID, err)
 	}
 	return processors.Output{Topic: schemas.TopicFaceIndex, Key: []byte(e.Envelope.SessionID), Value: v}, nil
 }

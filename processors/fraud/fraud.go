@@ -265,11 +265,15 @@ func NewGroup(codec processors.Codec, hashKey []byte, blocklist BlocklistIndex, 
 	if err := g.initFaces(); err != nil {
 		return processors.Group{}, err
 	}
+	inputs := []processors.Input{
+		processors.On(schemas.Captures, g.handleCapture),
+		processors.On(schemas.SessionStates, g.handleSnapshot).WithTombstones(g.handleErasedSnapshot),
+	}
 	return processors.Group{
 		Name:    GroupName,
-		Inputs:  []string{schemas.TopicCaptures, schemas.TopicSessionState},
+		Inputs:  processors.Topics(inputs...),
 		Outputs: []string{schemas.TopicFraud, TopicCaptureIndex, schemas.TopicFaceIndex},
-		Handler: g.handle,
+		Handler: processors.Handle(GroupName, codec, inputs...),
 	}, nil
 }
 
@@ -291,16 +295,6 @@ type group struct {
 	img             imageSettings // imagechecks.go: tamper and near-duplicate settings
 }
 
-func (g *group) handle(ctx context.Context, rec *processors.Record) ([]processors.Output, error) {
-	switch rec.Topic {
-	case schemas.TopicCaptures:
-		return g.handleCapture(ctx, rec)
-	case schemas.TopicSessionState:
-		return g.handleSnapshot(ctx, rec)
-	}
-	return nil, fmt.Errorf("fraud: record from unexpected topic %q", rec.Topic)
-}
-
 // assessed builds the FraudAssessed output of checks.
 func (g *group) assessed(env schemas.Envelope, checks []schemas.Check) (processors.Output, error) {
 	for i := range checks {
@@ -308,7 +302,7 @@ func (g *group) assessed(env schemas.Envelope, checks []schemas.Check) (processo
 	}
 	value, err := g.codec.Encode(schemas.TopicFraud, &schemas.FraudAssessed{Envelope: env, Checks: checks})
 	if err != nil {
-		return processors.Output{}, fmt.Errorf("fraud: encode result of session %s: %w", env.SessionID, err)
+		return processors.Output{}, fmt.Errorf("encode result of session %s: %w", env.SessionID, err)
 	}
 	return processors.Output{Topic: schemas.TopicFraud, Key: []byte(env.SessionID), Value: value}, nil
 }

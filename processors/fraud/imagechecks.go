@@ -114,7 +114,7 @@ func (g *group) loadImages(ctx context.Context, c *schemas.CaptureSubmitted) ([]
 			switch {
 			case errors.Is(err, blob.ErrNotFound), errors.Is(err, blob.ErrTooLarge), errors.Is(err, blob.ErrInvalidKey):
 			case err != nil:
-				return nil, fmt.Errorf("fraud: load image of capture %s: %w", c.CaptureID, err)
+				return nil, fmt.Errorf("load image of capture %s: %w", c.CaptureID, err)
 			default:
 				im.data = data
 			}
@@ -190,7 +190,7 @@ func (g *group) perceptualEntries(c *schemas.CaptureSubmitted, images []captured
 		v, err := json.Marshal(PerceptualSighting{SessionID: c.Envelope.SessionID, CaptureID: c.CaptureID, Step: c.Step,
 			SeenAt: c.Envelope.OccurredAt.UTC(), PHash: phash.Of(img).String()})
 		if err != nil {
-			return nil, fmt.Errorf("fraud: encode perceptual sighting of capture %s: %w", c.CaptureID, err)
+			return nil, fmt.Errorf("encode perceptual sighting of capture %s: %w", c.CaptureID, err)
 		}
 		key := PerceptualKey(c.Envelope.TenantID, c.CaptureID, im.ref.Name)
 		outs = append(outs, processors.Output{Topic: TopicCaptureIndex, Key: []byte(key), Value: v})

@@ -12,20 +12,18 @@ import (
 	"github.com/idstream/idstream/schemas"
 )
 
-// handleSnapshot runs the session checks once per session (see the package comment).
-func (g *group) handleSnapshot(ctx context.Context, rec *processors.Record) ([]processors.Output, error) {
+// handleErasedSnapshot forgets the session of a snapshot's tombstone (its erasure).
+func (g *group) handleErasedSnapshot(ctx context.Context, rec *processors.Record, _ processors.Table) ([]processors.Output, error) {
 	if len(rec.Key) == 0 {
-		return nil, fmt.Errorf("fraud: snapshot at offset %d has no key", rec.Offset)
+		return nil, fmt.Errorf("snapshot tombstone at offset %d has no key", rec.Offset)
 	}
-	if rec.Value == nil {
-		return g.forgetSession(ctx, string(rec.Key))
-	}
-	st := new(schemas.SessionState)
-	if err := g.codec.Decode(schemas.TopicSessionState, rec.Value, st); err != nil {
-		return nil, fmt.Errorf("fraud: decode snapshot at offset %d: %w", rec.Offset, err)
-	}
-	if st.Envelope.SessionID != string(rec.Key) {
-		return nil, fmt.Errorf("fraud: snapshot at offset %d: key is not its session id", rec.Offset)
+	return g.forgetSession(ctx, string(rec.Key))
+}
+
+// handleSnapshot runs the session checks once per session (see the package comment).
+func (g *group) handleSnapshot(ctx context.Context, rec *processors.Record, st *schemas.SessionState) ([]processors.Output, error) {
+	if len(rec.Key) == 0 || st.Envelope.SessionID != string(rec.Key) {
+		return nil, fmt.Errorf("snapshot at offset %d: key is not its session id", rec.Offset)
 	}
 	updates, err := g.faceIndexUpdates(ctx, st)
 	if err != nil {
@@ -67,10 +65,10 @@ func (g *group) handleSnapshot(ctx context.Context, rec *processors.Record) ([]p
 // face-index entry of its selfie (nil when the face checks did not embed one).
 func (g *group) sessionChecks(ctx context.Context, st *schemas.SessionState) ([]schemas.Check, identity, *schemas.FaceIndexEntry, error) {
 	if err := g.blocklist.WaitReady(ctx); err != nil {
-		return nil, identity{}, nil, fmt.Errorf("fraud: blocklist: %w", err)
+		return nil, identity{}, nil, fmt.Errorf("blocklist: %w", err)
 	}
 	if err := g.sightings.WaitReady(ctx); err != nil {
-		return nil, identity{}, nil, fmt.Errorf("fraud: capture index: %w", err)
+		return nil, identity{}, nil, fmt.Errorf("capture index: %w", err)
 	}
 	id := extractIdentity(st)
 	at := st.CreatedAt
@@ -133,7 +131,7 @@ func assessed(st *schemas.SessionState) bool {
 // face-index entry when the face checks are on (a tombstone for an absent key is harmless).
 func (g *group) forgetSession(ctx context.Context, sessionID string) ([]processors.Output, error) {
 	if err := g.sightings.WaitReady(ctx); err != nil {
-		return nil, fmt.Errorf("fraud: capture index: %w", err)
+		return nil, fmt.Errorf("capture index: %w", err)
 	}
 	keys := g.sightings.KeysOfSession(sessionID)
 	slices.Sort(keys)

@@ -133,11 +133,12 @@ func NewGroup(codec processors.Codec, blobs blob.Store, engine *face.Engine, opt
 		}
 		g.modelVersion = v
 	}
+	input := processors.On(schemas.Quality, g.handle)
 	return processors.Group{
 		Name:    GroupName,
-		Inputs:  []string{schemas.TopicQuality},
+		Inputs:  processors.Topics(input),
 		Outputs: []string{schemas.TopicLiveness},
-		Handler: g.handle,
+		Handler: processors.Handle(GroupName, codec, input),
 	}, nil
 }
 
@@ -158,32 +159,22 @@ type group struct {
 	log          *slog.Logger
 }
 
-func (g *group) handle(ctx context.Context, rec *processors.Record) ([]processors.Output, error) {
-	if rec.Topic != schemas.TopicQuality {
-		return nil, fmt.Errorf("liveness: record from unexpected topic %q", rec.Topic)
-	}
-	if rec.Value == nil {
-		return nil, nil
-	}
-	qa := new(schemas.QualityAssessed)
-	if err := g.codec.Decode(schemas.TopicQuality, rec.Value, qa); err != nil {
-		return nil, fmt.Errorf("liveness: decode assessment at offset %d: %w", rec.Offset, err)
-	}
+func (g *group) handle(ctx context.Context, rec *processors.Record, qa *schemas.QualityAssessed) ([]processors.Output, error) {
 	if qa.Step != StepSelfie || !qa.Passed {
 		return nil, nil
 	}
 	if qa.Envelope.SessionID == "" || qa.CaptureID == "" {
-		return nil, fmt.Errorf("liveness: assessment at offset %d has no session or capture id", rec.Offset)
+		return nil, fmt.Errorf("assessment at offset %d has no session or capture id", rec.Offset)
 	}
 	ev, err := g.assess(ctx, qa)
 	if err != nil || ev == nil {
 		return nil, err
 	}
-	value, err := g.codec.Encode(schemas.TopicLiveness, ev)
+	out, err := processors.Emit(g.codec, schemas.Liveness, []byte(qa.Envelope.SessionID), ev)
 	if err != nil {
-		return nil, fmt.Errorf("liveness: encode result of capture %s: %w", qa.CaptureID, err)
+		return nil, fmt.Errorf("result of capture %s: %w", qa.CaptureID, err)
 	}
-	return []processors.Output{{Topic: schemas.TopicLiveness, Key: []byte(qa.Envelope.SessionID), Value: value}}, nil
+	return []processors.Output{out}, nil
 }
 
 // assess returns the liveness result of the selfie of qa, or nil when its image is gone.
@@ -229,14 +220,14 @@ func (g *group) assess(ctx context.Context, qa *schemas.QualityAssessed) (*schem
 	case errors.Is(err, claimcheck.ErrUnusable):
 		return fail(ReasonImageUnreadable)
 	case err != nil:
-		return nil, fmt.Errorf("liveness: load image of capture %s: %w", qa.CaptureID, err)
+		return nil, fmt.Errorf("load image of capture %s: %w", qa.CaptureID, err)
 	}
 	faces, err := g.engine.Detect(img)
 	switch {
 	case errors.Is(err, face.ErrBadImage):
 		return fail(ReasonImageUnreadable)
 	case err != nil:
-		return nil, fmt.Errorf("liveness: detect faces in capture %s: %w", qa.CaptureID, err)
+		return nil, fmt.Errorf("detect faces in capture %s: %w", qa.CaptureID, err)
 	case len(faces) == 0:
 		return fail(ReasonNoFace)
 	case len(faces) > 1:
@@ -244,7 +235,7 @@ func (g *group) assess(ctx context.Context, qa *schemas.QualityAssessed) (*schem
 	}
 	l, err := g.engine.Liveness(img, faces[0])
 	if err != nil {
-		return nil, fmt.Errorf("liveness: assess capture %s: %w", qa.CaptureID, err)
+		return nil, fmt.Errorf("assess capture %s: %w", qa.CaptureID, err)
 	}
 	ev.Score = l.Score
 	ev.Threshold = l.Threshold

@@ -241,11 +241,12 @@ func NewGroup(codec processors.Codec, blobs blob.Store, reader *ocr.Reader, face
 	for _, o := range opts {
 		o(g)
 	}
+	input := processors.On(schemas.Quality, g.handle)
 	return processors.Group{
 		Name:    GroupName,
-		Inputs:  []string{schemas.TopicQuality},
+		Inputs:  processors.Topics(input),
 		Outputs: []string{schemas.TopicDocuments},
-		Handler: g.handle,
+		Handler: processors.Handle(GroupName, codec, input),
 	}
 }
 
@@ -275,33 +276,23 @@ func sideOf(step string) (string, bool) {
 	return "", false
 }
 
-func (g *group) handle(ctx context.Context, rec *processors.Record) ([]processors.Output, error) {
-	if rec.Topic != schemas.TopicQuality {
-		return nil, fmt.Errorf("ocr: record from unexpected topic %q", rec.Topic)
-	}
-	if rec.Value == nil {
-		return nil, nil
-	}
-	qa := new(schemas.QualityAssessed)
-	if err := g.codec.Decode(schemas.TopicQuality, rec.Value, qa); err != nil {
-		return nil, fmt.Errorf("ocr: decode assessment at offset %d: %w", rec.Offset, err)
-	}
+func (g *group) handle(ctx context.Context, rec *processors.Record, qa *schemas.QualityAssessed) ([]processors.Output, error) {
 	side, ok := sideOf(qa.Step)
 	if !ok || !qa.Passed {
 		return nil, nil
 	}
 	if qa.Envelope.SessionID == "" || qa.CaptureID == "" {
-		return nil, fmt.Errorf("ocr: assessment at offset %d has no session or capture id", rec.Offset)
+		return nil, fmt.Errorf("assessment at offset %d has no session or capture id", rec.Offset)
 	}
 	doc, err := g.read(ctx, qa, side)
 	if err != nil || doc == nil {
 		return nil, err
 	}
-	value, err := g.codec.Encode(schemas.TopicDocuments, doc)
+	out, err := processors.Emit(g.codec, schemas.Documents, []byte(qa.Envelope.SessionID), doc)
 	if err != nil {
-		return nil, fmt.Errorf("ocr: encode read of capture %s: %w", qa.CaptureID, err)
+		return nil, fmt.Errorf("read of capture %s: %w", qa.CaptureID, err)
 	}
-	return []processors.Output{{Topic: schemas.TopicDocuments, Key: []byte(qa.Envelope.SessionID), Value: value}}, nil
+	return []processors.Output{out}, nil
 }
 
 // errErased reports that the capture's image disappeared while it was read.

@@ -101,7 +101,7 @@ func (g *group) read(ctx context.Context, qa *schemas.QualityAssessed, side stri
 		r, err = g.readZoneSide(img, side)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("ocr: read capture %s: %w", qa.CaptureID, err)
+		return nil, fmt.Errorf("read capture %s: %w", qa.CaptureID, err)
 	}
 	if side != SideBack && g.faces != nil {
 		key := qa.Envelope.TenantID + "/" + qa.Envelope.SessionID + "/" + qa.CaptureID + "/" + FaceCropName
@@ -110,7 +110,7 @@ func (g *group) read(ctx context.Context, qa *schemas.QualityAssessed, side stri
 			return nil, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("ocr: face crop of capture %s: %w", qa.CaptureID, err)
+			return nil, fmt.Errorf("face crop of capture %s: %w", qa.CaptureID, err)
 		}
 	}
 	doc.DocumentType = r.det.Type
@@ -142,7 +142,7 @@ func (g *group) load(ctx context.Context, qa *schemas.QualityAssessed) (img imag
 	case errors.Is(err, claimcheck.ErrUnusable):
 		return nil, false, nil
 	case err != nil:
-		return nil, false, fmt.Errorf("ocr: load image of capture %s: %w", qa.CaptureID, err)
+		return nil, false, fmt.Errorf("load image of capture %s: %w", qa.CaptureID, err)
 	}
 	return img, false, nil
 }

@@ -141,11 +141,12 @@ func NewGroup(codec processors.Codec, blobs blob.Store, gate *imagequality.Gate,
 	for _, o := range opts {
 		o(g)
 	}
+	input := processors.On(schemas.Captures, g.handle)
 	return processors.Group{
 		Name:    GroupName,
-		Inputs:  []string{schemas.TopicCaptures},
+		Inputs:  processors.Topics(input),
 		Outputs: []string{schemas.TopicQuality},
-		Handler: g.handle,
+		Handler: processors.Handle(GroupName, codec, input),
 	}
 }
 
@@ -171,33 +172,23 @@ func kindOf(step string) (imagequality.Kind, bool) {
 	}
 }
 
-func (g *group) handle(ctx context.Context, rec *processors.Record) ([]processors.Output, error) {
-	if rec.Topic != schemas.TopicCaptures {
-		return nil, fmt.Errorf("quality: record from unexpected topic %q", rec.Topic)
-	}
-	if rec.Value == nil {
-		return nil, nil
-	}
-	c := new(schemas.CaptureSubmitted)
-	if err := g.codec.Decode(schemas.TopicCaptures, rec.Value, c); err != nil {
-		return nil, fmt.Errorf("quality: decode capture at offset %d: %w", rec.Offset, err)
-	}
+func (g *group) handle(ctx context.Context, rec *processors.Record, c *schemas.CaptureSubmitted) ([]processors.Output, error) {
 	kind, ok := kindOf(c.Step)
 	if !ok {
 		return nil, nil
 	}
 	if c.Envelope.SessionID == "" || c.CaptureID == "" {
-		return nil, fmt.Errorf("quality: capture at offset %d has no session or capture id", rec.Offset)
+		return nil, fmt.Errorf("capture at offset %d has no session or capture id", rec.Offset)
 	}
 	qa, emit, err := g.assess(ctx, c, kind)
 	if err != nil || !emit {
 		return nil, err
 	}
-	value, err := g.codec.Encode(schemas.TopicQuality, qa)
+	out, err := processors.Emit(g.codec, schemas.Quality, []byte(c.Envelope.SessionID), qa)
 	if err != nil {
-		return nil, fmt.Errorf("quality: encode assessment of capture %s: %w", c.CaptureID, err)
+		return nil, fmt.Errorf("assessment of capture %s: %w", c.CaptureID, err)
 	}
-	return []processors.Output{{Topic: schemas.TopicQuality, Key: []byte(c.Envelope.SessionID), Value: value}}, nil
+	return []processors.Output{out}, nil
 }
 
 // assess returns the assessment of c, or emit false when there is nothing to say.
@@ -243,7 +234,7 @@ func (g *group) assess(ctx context.Context, c *schemas.CaptureSubmitted, kind im
 	case errors.Is(err, claimcheck.ErrUnusable):
 		return unusable()
 	case err != nil:
-		return nil, false, fmt.Errorf("quality: load image of capture %s: %w", c.CaptureID, err)
+		return nil, false, fmt.Errorf("load image of capture %s: %w", c.CaptureID, err)
 	}
 	res := g.gate.Assess(img, kind)
 	qa.Passed = res.Passed
@@ -257,7 +248,7 @@ func (g *group) assess(ctx context.Context, c *schemas.CaptureSubmitted, kind im
 	if kind == imagequality.Selfie && g.faces != nil {
 		reason, f, err := g.selfieFraming(img)
 		if err != nil {
-			return nil, false, fmt.Errorf("quality: face detection on capture %s: %w", c.CaptureID, err)
+			return nil, false, fmt.Errorf("face detection on capture %s: %w", c.CaptureID, err)
 		}
 		qa.GateVersion = imagequality.Version + "+faces"
 		add := func(r string) {
