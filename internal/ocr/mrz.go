@@ -32,7 +32,9 @@ const mrzWidth = 1200
 // the line lengths of the format and validates the check digits. Characters the format allows
 // only as digits or only as letters are mapped through the classic confusions (O↔0, I↔1,
 // B↔8, S↔5, Z↔2, G↔6); in alphanumeric fields (document number, optional data) those
-// substitutions are tried only as a set that makes every check digit hold.
+// substitutions are tried only as a set that makes every check digit hold. A Vietnamese
+// holder's name read with a word that is no syllable is read again glyph by glyph, each word
+// at the length its columns of the zone's grid give (nameFromColumns).
 //
 // It returns the zone with every check digit valid and its mean OCR confidence. When a zone
 // of the right shape is read but no correction makes it valid, it returns that zone (Valid
@@ -114,6 +116,15 @@ func (r *Reader) readMRZ(img image.Image, page bool) (*mrz.MRZ, Confidence, floa
 		}
 		top := min(1, (a.top*float64(h)+float64(lineTop))/float64(h))
 		if m.Valid && plausible(m) {
+			if misreadName(m) {
+				rows, err := r.zoneColumns(band, len(m.Lines), len(m.Lines[0]))
+				if err != nil {
+					return nil, 0, 1, err
+				}
+				if rows != nil {
+					m = nameFromColumns(m, rows)
+				}
+			}
 			return m, conf, top, nil
 		}
 		if m.Valid && implausible == nil {

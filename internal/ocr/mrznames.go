@@ -54,9 +54,10 @@ func isSyllable(w string) bool {
 	return false
 }
 
-// zoneLookAlikes are the letters of the zone's typeface (OCR-B) OCR reads for one another.
+// zoneLookAlikes are the letters of the zone's typeface (OCR-B) OCR reads for one another; an
+// I may also be one stem of a U (LUU read "ILITU").
 var zoneLookAlikes = map[byte]string{
-	'I': "LTJ", 'L': "I", 'T': "IY", 'J': "I", 'Y': "TV", 'V': "YU", 'U': "VO", 'O': "DQU", 'D': "O",
+	'I': "LTJU", 'L': "I", 'T': "IY", 'J': "I", 'Y': "TV", 'V': "YU", 'U': "VO", 'O': "DQU", 'D': "O",
 	'Q': "O", 'E': "F", 'F': "E", 'B': "R", 'R': "BP", 'P': "R", 'C': "G", 'G': "C", 'M': "N",
 	'N': "MH", 'H': "N", 'K': "X", 'X': "K",
 }
