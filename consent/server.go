@@ -23,6 +23,8 @@ import (
 	"github.com/idstream/idstream/internal/problem"
 	"github.com/idstream/idstream/internal/tenant"
 	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/processors/topology"
+	"github.com/idstream/idstream/schemas"
 )
 
 // HeaderCMPKey carries the CMP API key.
@@ -185,4 +187,17 @@ func (s *Server) authenticate(c *fiber.Ctx) (*tenant.Tenant, error) {
 
 func errUnavailable() *problem.Error {
 	return problem.New(fiber.StatusServiceUnavailable, problem.CodeUnavailable, "the service is temporarily unavailable, retry later")
+}
+
+// Spec is the consent interface: the consent platform records consents and withdrawals (a
+// withdrawal that covers biometric data also asks for their erasure), and reads them back
+// from the consents' view.
+func Spec() topology.Node {
+	return topology.Node{
+		Name:    "consent",
+		Kind:    topology.API,
+		From:    []string{"consent platform"},
+		Lookups: []string{schemas.TopicConsents},
+		Outputs: []string{schemas.TopicConsents, schemas.TopicErasures},
+	}
 }

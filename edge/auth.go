@@ -106,11 +106,12 @@ func (s *Server) verifySDKToken(tok string) (sessionID, tenantID string, ok bool
 	if !found || len(tok) > 512 {
 		return "", "", false
 	}
-	payload, err := base64.RawURLEncoding.DecodeString(p)
+	// Strict: one token has one spelling (the trailing bits of its last character count).
+	payload, err := base64.RawURLEncoding.Strict().DecodeString(p)
 	if err != nil {
 		return "", "", false
 	}
-	got, err := base64.RawURLEncoding.DecodeString(m)
+	got, err := base64.RawURLEncoding.Strict().DecodeString(m)
 	if err != nil {
 		return "", "", false
 	}

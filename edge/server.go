@@ -18,6 +18,8 @@ import (
 	"github.com/idstream/idstream/internal/flow"
 	"github.com/idstream/idstream/internal/imagecheck"
 	"github.com/idstream/idstream/internal/tenant"
+	"github.com/idstream/idstream/processors/topology"
+	"github.com/idstream/idstream/schemas"
 )
 
 // Limits of request bodies.
@@ -197,4 +199,18 @@ func (s *Server) routes() {
 	v1.Post("/admin/blocklist", s.addBlocklist)
 	v1.Delete("/admin/blocklist/:entry_id", s.deleteBlocklist)
 	v1.Post("/admin/webhooks/replay", s.replayWebhooks)
+}
+
+// Spec is the edge: integrators' backends and people's apps call it; it produces sessions,
+// captures, blocklist entries and webhook redeliveries, answers a capture with the quality
+// gate's assessment of it, and serves Data Get from the session snapshots' view.
+func Spec() topology.Node {
+	return topology.Node{
+		Name:    "edge",
+		Kind:    topology.API,
+		From:    []string{"integrators and apps"},
+		Inputs:  []string{schemas.TopicQuality},
+		Lookups: []string{schemas.TopicSessionState},
+		Outputs: []string{schemas.TopicSessions, schemas.TopicCaptures, schemas.TopicBlocklist, schemas.TopicWebhookRetry},
+	}
 }

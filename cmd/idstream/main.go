@@ -28,6 +28,7 @@ Usage:
   idstream topics [flags]           create or check the topics on KAFKA_BROKERS
   idstream sample-image [--kind K] [--seed N]  write a synthetic document JPEG to stdout (for trying the API)
   idstream eval --corpus DIR [--build N]  run a labelled corpus through the pipeline and print its figures (make eval)
+  idstream topology [--format text|mermaid]  print the pipeline: every component and the topics it reads and writes
   idstream version
 
 Every flag is also an IDSTREAM_* environment variable (--data-dir = IDSTREAM_DATA_DIR).
@@ -73,6 +74,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runSampleImage(args[1:], stdout)
 	case "eval":
 		err = runEval(ctx, args[1:], stdout, stderr, logger)
+	case "topology":
+		err = runTopology(args[1:], stdout)
 	case "version":
 		fmt.Fprintln(stdout, version)
 	case "help", "-h", "--help":

@@ -257,103 +257,80 @@ func (s *Service) runtimeOpts(group string) []processors.Option {
 	}
 }
 
-// startGroup starts one processor group by name.
+// startGroup declares the processor group named name, checks it against its node in the
+// pipeline's topology and starts it.
 func (s *Service) startGroup(name string, blobs blob.Store, flows flow.Set) error {
 	opts := s.runtimeOpts(name)
 	if s.cfg.InstanceID != "" {
 		opts = append(opts, processors.WithTransactionalID(name+"-"+s.cfg.InstanceID))
 	}
+	var (
+		g        processors.Group         // a stateless group, or
+		stateful processors.StatefulGroup // a stateful one
+		err      error
+	)
 	switch name {
 	case "session":
-		r, err := processors.NewStatefulRunner(session.NewGroup(s.codec), opts...)
-		if err != nil {
-			return fmt.Errorf("session group: %w", err)
-		}
-		s.spawn("group session", r.Run)
+		stateful = session.NewGroup(s.codec)
 	case "decision":
-		p, err := loadPolicy(s.cfg.PolicyFile, flows)
-		if err != nil {
-			return err
+		var p decision.Policy
+		if p, err = loadPolicy(s.cfg.PolicyFile, flows); err == nil {
+			stateful = decision.NewGroup(s.codec, p)
 		}
-		r, err := processors.NewStatefulRunner(decision.NewGroup(s.codec, p), opts...)
-		if err != nil {
-			return fmt.Errorf("decision group: %w", err)
-		}
-		s.spawn("group decision", r.Run)
 	case "quality":
-		gate := imagequality.NewGate(imagequality.DefaultThresholds())
-		faces, err := s.faceEngine(name)
-		if err != nil {
-			return err
+		var faces *face.Engine
+		if faces, err = s.faceEngine(name); err == nil {
+			gate := imagequality.NewGate(imagequality.DefaultThresholds())
+			g = quality.NewGroup(s.codec, blobs, gate, quality.WithFaceDetector(faces, quality.DefaultSelfieFraming()))
 		}
-		r, err := processors.NewRunner(quality.NewGroup(s.codec, blobs, gate,
-			quality.WithFaceDetector(faces, quality.DefaultSelfieFraming())), opts...)
-		if err != nil {
-			return fmt.Errorf("quality group: %w", err)
-		}
-		s.spawn("group quality", r.Run)
 	case "ocr":
-		if err := s.startOCR(blobs, opts); err != nil {
-			return err
-		}
+		g, err = s.ocrGroup(blobs)
 	case "chip":
-		trust, err := s.loadTrust()
-		if err != nil {
-			return err
-		}
-		reg, err := s.registryClient()
-		if err != nil {
-			return err
-		}
-		r, err := processors.NewRunner(chip.NewGroup(s.codec, blobs, trust, reg, chip.WithLogger(s.log.With("group", "chip"))), opts...)
-		if err != nil {
-			return fmt.Errorf("chip group: %w", err)
-		}
-		s.spawn("group chip", r.Run)
+		g, err = s.chipGroup(blobs)
 	case "liveness", "facematch":
-		faces, err := s.faceEngine(name)
-		if err != nil {
-			return err
+		var faces *face.Engine
+		if faces, err = s.faceEngine(name); err != nil {
+			break
 		}
-		var g processors.Group
 		if name == "liveness" {
 			g, err = liveness.NewGroup(s.codec, blobs, faces, liveness.WithLogger(s.log.With("group", name)))
 		} else {
 			g, err = facematch.NewGroup(s.codec, blobs, faces, facematch.WithLogger(s.log.With("group", name)))
 		}
-		if err != nil {
-			return fmt.Errorf("%s group: %w", name, err)
-		}
-		r, err := processors.NewRunner(g, opts...)
-		if err != nil {
-			return fmt.Errorf("%s group: %w", name, err)
-		}
-		s.spawn("group "+name, r.Run)
 	case "fraud":
-		if err := s.startFraud(blobs, opts); err != nil {
-			return err
-		}
+		g, err = s.fraudGroup(blobs)
 	case erasure.IndexGroupName:
-		r, err := processors.NewRunner(erasure.IndexGroup(s.codec), opts...)
-		if err != nil {
-			return fmt.Errorf("erasure index group: %w", err)
-		}
-		s.spawn("group "+name, r.Run)
+		g = erasure.IndexGroup(s.codec)
 	case erasure.GroupName:
-		r, err := processors.NewStatefulRunner(erasure.Group(s.codec), opts...)
-		if err != nil {
-			return fmt.Errorf("erasure group: %w", err)
-		}
-		s.spawn("group "+name, r.Run)
+		stateful = erasure.Group(s.codec)
 	case erasure.DeleterGroupName:
-		r, err := processors.NewRunner(erasure.DeleterGroup(s.codec, blobs), opts...)
-		if err != nil {
-			return fmt.Errorf("erasure blobs group: %w", err)
-		}
-		s.spawn("group "+name, r.Run)
+		g = erasure.DeleterGroup(s.codec, blobs)
 	default:
 		return fmt.Errorf("unknown group %q (known: %s)", name, strings.Join(allGroups, ", "))
 	}
+	if err != nil {
+		return fmt.Errorf("%s group: %w", name, err)
+	}
+	var run func(context.Context) error
+	if stateful.Handler != nil {
+		err = checkSpec(name, stateful.Inputs, stateful.Outputs, stateful.Table)
+		if err == nil {
+			var r *processors.StatefulRunner
+			r, err = processors.NewStatefulRunner(stateful, opts...)
+			run = func(ctx context.Context) error { return r.Run(ctx) }
+		}
+	} else {
+		err = checkSpec(name, g.Inputs, g.Outputs, "")
+		if err == nil {
+			var r *processors.Runner
+			r, err = processors.NewRunner(g, opts...)
+			run = func(ctx context.Context) error { return r.Run(ctx) }
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s group: %w", name, err)
+	}
+	s.spawn("group "+name, run)
 	return nil
 }
 
@@ -403,27 +380,34 @@ func (s *Service) faceEngine(group string) (*face.Engine, error) {
 	return e, nil
 }
 
-// startOCR starts the ocr group: Tesseract clients reading with the MRZ model of
+// ocrGroup declares the ocr group: Tesseract clients reading with the MRZ model of
 // --models-dir, and the face engine cropping the document's photo.
-func (s *Service) startOCR(blobs blob.Store, opts []processors.Option) error {
+func (s *Service) ocrGroup(blobs blob.Store) (processors.Group, error) {
 	faces, err := s.faceEngine("ocr")
 	if err != nil {
-		return err
+		return processors.Group{}, err
 	}
 	if s.ocrReader == nil {
 		reader, err := ocr.New(ocr.Config{MRZModelDir: s.cfg.ModelsDir, PoolSize: 2})
 		if err != nil {
-			return fmt.Errorf("ocr models (make deps fetches them): %w", err)
+			return processors.Group{}, fmt.Errorf("ocr models (make deps fetches them): %w", err)
 		}
 		s.ocrReader = reader
 	}
-	g := ocrproc.NewGroup(s.codec, blobs, s.ocrReader, faces, ocrproc.WithLogger(s.log.With("group", "ocr")))
-	r, err := processors.NewRunner(g, opts...)
+	return ocrproc.NewGroup(s.codec, blobs, s.ocrReader, faces, ocrproc.WithLogger(s.log.With("group", "ocr"))), nil
+}
+
+// chipGroup declares the chip group with the CSCA trust anchors and the identity registry.
+func (s *Service) chipGroup(blobs blob.Store) (processors.Group, error) {
+	trust, err := s.loadTrust()
 	if err != nil {
-		return fmt.Errorf("ocr group: %w", err)
+		return processors.Group{}, err
 	}
-	s.spawn("group ocr", r.Run)
-	return nil
+	reg, err := s.registryClient()
+	if err != nil {
+		return processors.Group{}, err
+	}
+	return chip.NewGroup(s.codec, blobs, trust, reg, chip.WithLogger(s.log.With("group", "chip"))), nil
 }
 
 // registryClient is the client of the identity registry API (dev: the sandbox), or nil when
@@ -439,48 +423,40 @@ func (s *Service) registryClient() (registry.Registry, error) {
 	return client, nil
 }
 
-// startFraud starts the fraud group with the blocklist (id numbers and faces), capture index
-// and face index it reads (each a view of a compacted topic) and the face engine.
-func (s *Service) startFraud(blobs blob.Store, opts []processors.Option) error {
+// fraudGroup declares the fraud group and starts the views it looks up (fraud.Spec's
+// lookups): the blocklist (id numbers and faces), the capture index and the face index, each
+// a view of a compacted topic.
+func (s *Service) fraudGroup(blobs blob.Store) (processors.Group, error) {
 	key, err := s.tokenSecret()
 	if err != nil {
-		return err
+		return processors.Group{}, err
 	}
 	reg, err := s.registryClient()
 	if err != nil {
-		return err
+		return processors.Group{}, err
 	}
 	blocklist, err := fraud.NewBlocklist(s.codec, s.runtimeOpts("fraud-blocklist")...)
 	if err != nil {
-		return err
+		return processors.Group{}, err
 	}
 	s.spawn("fraud blocklist", blocklist.Run)
 	sightings, err := fraud.NewCaptureIndex(s.runtimeOpts("fraud-captures")...)
 	if err != nil {
-		return err
+		return processors.Group{}, err
 	}
 	s.spawn("fraud capture index", sightings.Run)
 	faces, err := s.faceEngine("fraud")
 	if err != nil {
-		return err
+		return processors.Group{}, err
 	}
 	faceIndex, err := fraud.NewFaceIndex(s.codec, s.runtimeOpts("fraud-faces")...)
 	if err != nil {
-		return err
+		return processors.Group{}, err
 	}
 	s.spawn("fraud face index", faceIndex.Run)
-	g, err := fraud.NewGroup(s.codec, key, blocklist, sightings,
+	return fraud.NewGroup(s.codec, key, blocklist, sightings,
 		fraud.WithRegistry(reg), fraud.WithBlobs(blobs), fraud.WithFaces(faces, faceIndex, blocklist),
 		fraud.WithLogger(s.log.With("group", "fraud")))
-	if err != nil {
-		return fmt.Errorf("fraud group: %w", err)
-	}
-	r, err := processors.NewRunner(g, opts...)
-	if err != nil {
-		return fmt.Errorf("fraud group: %w", err)
-	}
-	s.spawn("group fraud", r.Run)
-	return nil
 }
 
 // loadTrust reads the CSCA trust anchors of --csca-dir. Without one, every chip's chain

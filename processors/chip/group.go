@@ -25,6 +25,7 @@ import (
 	"github.com/idstream/idstream/internal/mrtd"
 	"github.com/idstream/idstream/internal/registry"
 	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -148,7 +149,7 @@ func NewGroup(codec processors.Codec, blobs blob.Store, trust *mrtd.Trust, reg r
 	return processors.Group{
 		Name:    GroupName,
 		Inputs:  processors.Topics(input),
-		Outputs: []string{schemas.TopicChip},
+		Outputs: Spec().Outputs,
 		Handler: processors.Handle(GroupName, codec, input),
 	}
 }
@@ -278,4 +279,14 @@ func dataGroupOf(name string) (int, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// Spec is the chip group: nfc captures in, chip verifications out.
+func Spec() topology.Node {
+	return topology.Node{
+		Name:    GroupName,
+		Kind:    topology.Group,
+		Inputs:  []string{schemas.TopicCaptures},
+		Outputs: []string{schemas.TopicChip},
+	}
 }

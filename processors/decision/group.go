@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -32,8 +33,8 @@ func NewGroup(codec processors.Codec, p Policy) processors.StatefulGroup {
 	return processors.StatefulGroup{
 		Name:    GroupName,
 		Inputs:  processors.Topics(input),
-		Outputs: []string{schemas.TopicDecisions},
-		Table:   schemas.TopicDecisions,
+		Outputs: Spec().Outputs,
+		Table:   Spec().Table,
 		Handler: processors.HandleTable(GroupName, codec, input),
 	}
 }
@@ -69,4 +70,15 @@ func (g *group) decide(_ context.Context, rec *processors.Record, st *schemas.Se
 		return nil, err
 	}
 	return []processors.Output{out}, nil
+}
+
+// Spec is the decision group: session snapshots in, one decision per session out (its table).
+func Spec() topology.Node {
+	return topology.Node{
+		Name:    GroupName,
+		Kind:    topology.Stateful,
+		Inputs:  []string{schemas.TopicSessionState},
+		Table:   schemas.TopicDecisions,
+		Outputs: []string{schemas.TopicDecisions},
+	}
 }

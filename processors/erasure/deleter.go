@@ -11,6 +11,7 @@ import (
 
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -58,7 +59,7 @@ func DeleterGroup(codec processors.Codec, store blob.Store, opts ...DeleterOptio
 	return processors.Group{
 		Name:    DeleterGroupName,
 		Inputs:  processors.Topics(input),
-		Outputs: []string{schemas.TopicSessions},
+		Outputs: DeleterSpec().Outputs,
 		Handler: processors.Handle(DeleterGroupName, codec, input),
 	}
 }
@@ -97,4 +98,15 @@ func (d *deleter) handle(ctx context.Context, rec *processors.Record, st *schema
 		return nil, err
 	}
 	return []processors.Output{out}, nil
+}
+
+// DeleterSpec is the erasure blobs group: snapshots with blobs to erase in, the erasure done
+// out.
+func DeleterSpec() topology.Node {
+	return topology.Node{
+		Name:    DeleterGroupName,
+		Kind:    topology.Group,
+		Inputs:  []string{schemas.TopicSessionState},
+		Outputs: []string{schemas.TopicSessions},
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -36,8 +37,8 @@ func Group(codec processors.Codec) processors.StatefulGroup {
 	return processors.StatefulGroup{
 		Name:    GroupName,
 		Inputs:  processors.Topics(inputs...),
-		Outputs: []string{schemas.TopicErasureState, schemas.TopicSessions},
-		Table:   schemas.TopicErasureState,
+		Outputs: Spec().Outputs,
+		Table:   Spec().Table,
 		Handler: processors.HandleTable(GroupName, codec, inputs...),
 	}
 }
@@ -168,5 +169,17 @@ func order(trackingID string, s schemas.TrackedSession, e schemas.TrackedErasure
 		EraseBiometrics: &schemas.EraseBiometrics{
 			TrackingID: trackingID, ConsentID: e.ConsentID, Categories: e.Categories, RequestedAt: e.RequestedAt,
 		},
+	}
+}
+
+// Spec is the erasure group: tracked sessions and erasure requests in (its table holds both),
+// erasure orders to the sessions out.
+func Spec() topology.Node {
+	return topology.Node{
+		Name:    GroupName,
+		Kind:    topology.Stateful,
+		Inputs:  []string{schemas.TopicTrackingSessions, schemas.TopicErasures},
+		Table:   schemas.TopicErasureState,
+		Outputs: []string{schemas.TopicErasureState, schemas.TopicSessions},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -39,7 +40,17 @@ func IndexGroup(codec processors.Codec) processors.Group {
 	return processors.Group{
 		Name:    IndexGroupName,
 		Inputs:  processors.Topics(input),
-		Outputs: []string{schemas.TopicTrackingSessions},
+		Outputs: IndexSpec().Outputs,
 		Handler: processors.Handle(IndexGroupName, codec, input),
+	}
+}
+
+// IndexSpec is the erasure index group: sessions opened with a tracking id, re-keyed by it.
+func IndexSpec() topology.Node {
+	return topology.Node{
+		Name:    IndexGroupName,
+		Kind:    topology.Group,
+		Inputs:  []string{schemas.TopicSessions},
+		Outputs: []string{schemas.TopicTrackingSessions},
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/imagecheck"
 	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -187,7 +188,7 @@ func NewGroup(codec processors.Codec, blobs blob.Store, engine *face.Engine, opt
 	return processors.Group{
 		Name:    GroupName,
 		Inputs:  processors.Topics(input),
-		Outputs: []string{schemas.TopicFacematch},
+		Outputs: Spec().Outputs,
 		Handler: processors.Handle(GroupName, codec, input),
 	}, nil
 }
@@ -564,4 +565,14 @@ func (c *resultCache) put(id string, v []byte) {
 	}
 	c.order = append(c.order, id)
 	c.byID[id] = v
+}
+
+// Spec is the facematch group: session snapshots in, face comparisons out.
+func Spec() topology.Node {
+	return topology.Node{
+		Name:    GroupName,
+		Kind:    topology.Group,
+		Inputs:  []string{schemas.TopicSessionState},
+		Outputs: []string{schemas.TopicFacematch},
+	}
 }

@@ -52,6 +52,7 @@ import (
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/registry"
 	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -272,7 +273,7 @@ func NewGroup(codec processors.Codec, hashKey []byte, blocklist BlocklistIndex, 
 	return processors.Group{
 		Name:    GroupName,
 		Inputs:  processors.Topics(inputs...),
-		Outputs: []string{schemas.TopicFraud, TopicCaptureIndex, schemas.TopicFaceIndex},
+		Outputs: Spec().Outputs,
 		Handler: processors.Handle(GroupName, codec, inputs...),
 	}, nil
 }
@@ -329,4 +330,16 @@ func newCheck(name, status, reason, detail string) schemas.Check {
 		c.Detail = ptr(detail)
 	}
 	return c
+}
+
+// Spec is the fraud group: captures and session snapshots in, fraud checks out; it looks up
+// the blocklist, its own capture index and the face index in views.
+func Spec() topology.Node {
+	return topology.Node{
+		Name:    GroupName,
+		Kind:    topology.Group,
+		Inputs:  []string{schemas.TopicCaptures, schemas.TopicSessionState},
+		Lookups: []string{schemas.TopicBlocklist, TopicCaptureIndex, schemas.TopicFaceIndex},
+		Outputs: []string{schemas.TopicFraud, TopicCaptureIndex, schemas.TopicFaceIndex},
+	}
 }

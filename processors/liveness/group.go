@@ -22,6 +22,7 @@ import (
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/imagecheck"
 	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -137,7 +138,7 @@ func NewGroup(codec processors.Codec, blobs blob.Store, engine *face.Engine, opt
 	return processors.Group{
 		Name:    GroupName,
 		Inputs:  processors.Topics(input),
-		Outputs: []string{schemas.TopicLiveness},
+		Outputs: Spec().Outputs,
 		Handler: processors.Handle(GroupName, codec, input),
 	}, nil
 }
@@ -255,4 +256,14 @@ func (g *group) assess(ctx context.Context, qa *schemas.QualityAssessed) (*schem
 	ev.Checks = []schemas.Check{check}
 	g.log.Debug("liveness: selfie assessed", "session_id", qa.Envelope.SessionID, "capture_id", qa.CaptureID, "status", check.Status)
 	return ev, nil
+}
+
+// Spec is the liveness group: passed selfie assessments in, liveness results out.
+func Spec() topology.Node {
+	return topology.Node{
+		Name:    GroupName,
+		Kind:    topology.Group,
+		Inputs:  []string{schemas.TopicQuality},
+		Outputs: []string{schemas.TopicLiveness},
+	}
 }

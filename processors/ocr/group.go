@@ -29,6 +29,7 @@ import (
 	"github.com/idstream/idstream/internal/imagecheck"
 	"github.com/idstream/idstream/internal/ocr"
 	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -245,7 +246,7 @@ func NewGroup(codec processors.Codec, blobs blob.Store, reader *ocr.Reader, face
 	return processors.Group{
 		Name:    GroupName,
 		Inputs:  processors.Topics(input),
-		Outputs: []string{schemas.TopicDocuments},
+		Outputs: Spec().Outputs,
 		Handler: processors.Handle(GroupName, codec, input),
 	}
 }
@@ -297,3 +298,13 @@ func (g *group) handle(ctx context.Context, rec *processors.Record, qa *schemas.
 
 // errErased reports that the capture's image disappeared while it was read.
 var errErased = errors.New("ocr: capture erased")
+
+// Spec is the ocr group: passed document assessments in, document reads out.
+func Spec() topology.Node {
+	return topology.Node{
+		Name:    GroupName,
+		Kind:    topology.Group,
+		Inputs:  []string{schemas.TopicQuality},
+		Outputs: []string{schemas.TopicDocuments},
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/idstream/idstream/internal/imagecheck"
 	"github.com/idstream/idstream/internal/imagequality"
 	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -145,7 +146,7 @@ func NewGroup(codec processors.Codec, blobs blob.Store, gate *imagequality.Gate,
 	return processors.Group{
 		Name:    GroupName,
 		Inputs:  processors.Topics(input),
-		Outputs: []string{schemas.TopicQuality},
+		Outputs: Spec().Outputs,
 		Handler: processors.Handle(GroupName, codec, input),
 	}
 }
@@ -375,4 +376,14 @@ func imageRef(blobs []schemas.BlobRef) (schemas.BlobRef, bool) {
 		}
 	}
 	return schemas.BlobRef{}, false
+}
+
+// Spec is the quality group: captures in, the gate's assessments out.
+func Spec() topology.Node {
+	return topology.Node{
+		Name:    GroupName,
+		Kind:    topology.Group,
+		Inputs:  []string{schemas.TopicCaptures},
+		Outputs: []string{schemas.TopicQuality},
+	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/idstream/idstream/internal/flow"
 	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -70,14 +71,10 @@ func NewGroup(codec processors.Codec, opts ...Option) processors.StatefulGroup {
 	}
 	g := &group{codec: codec, folder: NewFolder(cfg.flows), clock: cfg.clock, earlyTTL: cfg.earlyTTL}
 	return processors.StatefulGroup{
-		Name: GroupName,
-		Inputs: []string{
-			schemas.TopicSessions, schemas.TopicCaptures, schemas.TopicQuality,
-			schemas.TopicDocuments, schemas.TopicChip, schemas.TopicLiveness,
-			schemas.TopicFacematch, schemas.TopicFraud, schemas.TopicDecisions,
-		},
-		Outputs: []string{schemas.TopicSessionState, schemas.TopicSessions},
-		Table:   schemas.TopicSessionState,
+		Name:    GroupName,
+		Inputs:  Spec().Inputs,
+		Outputs: Spec().Outputs,
+		Table:   Spec().Table,
 		Handler: g.handle,
 		Tick:    cfg.tick,
 		OnTick:  g.tick,
@@ -271,5 +268,17 @@ func ExpiredEvent(sessionID, tenantID string, expiresAt time.Time) schemas.Sessi
 			Producer:   GroupName,
 		},
 		Expired: &schemas.SessionExpired{ExpiresAt: expiresAt},
+	}
+}
+
+// Spec is the session group: every session event in, folded into the session's snapshot (its
+// table); expiries out.
+func Spec() topology.Node {
+	return topology.Node{
+		Name:    GroupName,
+		Kind:    topology.Stateful,
+		Inputs:  []string{schemas.TopicSessions, schemas.TopicCaptures, schemas.TopicQuality, schemas.TopicDocuments, schemas.TopicChip, schemas.TopicLiveness, schemas.TopicFacematch, schemas.TopicFraud, schemas.TopicDecisions},
+		Table:   schemas.TopicSessionState,
+		Outputs: []string{schemas.TopicSessionState, schemas.TopicSessions},
 	}
 }

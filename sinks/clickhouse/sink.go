@@ -25,6 +25,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -330,4 +331,9 @@ func quoteList(ids []string) string {
 		b.WriteByte('\'')
 	}
 	return b.String()
+}
+
+// Spec is the ClickHouse sink: the topics analysts query, written to ClickHouse tables.
+func Spec() topology.Node {
+	return topology.Node{Name: DefaultGroupName, Kind: topology.Sink, Inputs: Inputs(), To: []string{"ClickHouse"}}
 }

@@ -40,6 +40,7 @@ import (
 
 	"github.com/idstream/idstream/internal/tenant"
 	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -190,4 +191,17 @@ func (s *Sink) Run(ctx context.Context) error {
 	go run("delivery", d.run)
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// Spec is the webhook sink: its trigger group turns each decided session's snapshot into the
+// first delivery of its webhook, and its delivery group posts deliveries to the integrators'
+// receivers, scheduling retries and recording every attempt.
+func Spec() topology.Node {
+	return topology.Node{
+		Name:    DefaultTriggerGroup,
+		Kind:    topology.Sink,
+		Inputs:  []string{schemas.TopicSessionState, schemas.TopicWebhookRetry},
+		Outputs: []string{schemas.TopicWebhookRetry, schemas.TopicWebhookDLQ, schemas.TopicWebhookAttempts},
+		To:      []string{"webhook receivers"},
+	}
 }
