@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/idstream/idstream"
+	"github.com/idstream/idstream/consent"
+	"github.com/idstream/idstream/edge"
+	"github.com/idstream/idstream/internal/blob"
+	"github.com/idstream/idstream/internal/flow"
+	"github.com/idstream/idstream/internal/tenant"
+)
+
+// startConsent starts the consent API over the consent index.
+func (s *Service) startConsent() error {
+	cmp, err := consent.LoadConfig(s.cfg.ConsentConfig)
+	if err != nil {
+		return fmt.Errorf("consent config: %w", err)
+	}
+	s.consent, err = consent.New(consent.Config{
+		Tenants:   s.tenants,
+		Publisher: s.producer,
+		Encoder:   s.codec,
+		Index:     s.consents,
+		CMP:       cmp,
+		Logger:    s.log.With("component", "consent"),
+	})
+	if err != nil {
+		return fmt.Errorf("consent: %w", err)
+	}
+	if s.consentLn, err = net.Listen("tcp", s.cfg.ConsentAddr); err != nil {
+		return fmt.Errorf("consent listen: %w", err)
+	}
+	s.consentAddr = s.consentLn.Addr().String()
+	s.spawn("consent", func(context.Context) error { return s.consent.Listener(s.consentLn) })
+	return nil
+}
+
+// startEdge starts the REST edge with its views of the session state and of quality replies.
+func (s *Service) startEdge(blobs blob.Store, flows flow.Set) error {
+	secret, err := s.tokenSecret()
+	if err != nil {
+		return err
+	}
+	if s.states, err = newStateView(s.codec, s.runtimeOpts("edge-view")...); err != nil {
+		return err
+	}
+	s.spawn("session-state view", s.states.Run)
+	replies, err := newQualityReplies(s.codec, s.runtimeOpts("edge-replies")...)
+	if err != nil {
+		return err
+	}
+	s.spawn("quality replies", replies.Run)
+	spec, err := idstream.OpenAPIJSON()
+	if err != nil {
+		return fmt.Errorf("openapi: %w", err)
+	}
+	s.edge, err = edge.New(edge.Config{
+		Tenants:        s.tenants,
+		Publisher:      s.producer,
+		Encoder:        s.codec,
+		Sessions:       s.states,
+		QualityReplies: replies,
+		Blobs:          blobs,
+		Flows:          flows,
+		TokenSecret:    secret,
+		QualityBudget:  s.cfg.QualityBudget,
+		Logger:         s.log.With("component", "edge"),
+		Registerer:     s.reg,
+		Gatherer:       s.reg,
+		Ready:          s.states.Ready,
+		OpenAPIJSON:    spec,
+		ConsentChecker: consent.NewChecker(s.consents),
+	})
+	if err != nil {
+		return fmt.Errorf("edge: %w", err)
+	}
+	ln, err := net.Listen("tcp", s.cfg.EdgeAddr)
+	if err != nil {
+		return fmt.Errorf("edge listen: %w", err)
+	}
+	s.edgeLn, s.edgeAddr = ln, ln.Addr().String()
+	s.spawn("edge", func(context.Context) error { return s.edge.Listener(ln) })
+	return nil
+}
+
+// loadTenants reads --tenants, or in dev creates (once) the sandbox tenant.
+func (s *Service) loadTenants() (*tenant.Registry, error) {
+	if s.cfg.TenantsFile != "" {
+		reg, err := tenant.Load(s.cfg.TenantsFile)
+		if err != nil {
+			return nil, fmt.Errorf("tenants: %w", err)
+		}
+		return reg, nil
+	}
+	t, secrets, err := tenant.Sandbox(s.cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox tenant: %w", err)
+	}
+	s.secrets = &secrets
+	return tenant.NewRegistry(t), nil
+}
+
+// tokenSecret is IDSTREAM_TOKEN_SECRET, or a random key kept in the data dir so that sdk
+// tokens and idempotent session ids survive a restart.
+func (s *Service) tokenSecret() ([]byte, error) {
+	if s.cfg.TokenSecret != "" {
+		return []byte(s.cfg.TokenSecret), nil
+	}
+	path := filepath.Join(s.cfg.DataDir, "edge-token-secret")
+	if b, err := os.ReadFile(path); err == nil {
+		return hex.DecodeString(strings.TrimSpace(string(b)))
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(path, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("token secret: %w", err)
+	}
+	return key, nil
+}
