@@ -488,8 +488,12 @@ func (ix *layoutIndex) valueOf(gi int, multiline, below bool) value {
 		}
 		// Words up to one ending in a colon are the rest of the label, misread ("Họ và
 		// tên/Eull narae:" for "Full name:", "Đlace ofresidence:", "FuÍ| riarrse;"): labels
-		// end in one, values do not.
+		// end in one, values do not. A label matched up to its colon has no rest: a mark
+		// read as "€:" in the value ("Mốt ruồi €: 3cm") is the value's.
 		for k := range min(len(chain), 4) {
+			if endsLabel(ix.words[ix.rows[m.row][m.to]].Text) {
+				break
+			}
 			if endsLabel(ix.words[chain[k]].Text) {
 				chain = chain[k+1:]
 				break

@@ -21,8 +21,8 @@ var markWords = strings.Fields(`sẹo nốt ruồi chấm bớt vết lõm rỗ 
 // choice, the word of the same letters nearest in its marks ("đưới" → "dưới", not "đuôi"),
 // else the word of three letters or more one letter away, nearest in its marks when several
 // are ("So" → "Sẹo", "rước" → "trước"); a distance in
-// "em" is in "cm", a "€" is the "C" of "cách". Words with digits, and words with no such
-// choice, are kept as read.
+// "em" is in "cm", a "€" is the "C" of "cách", and the word before "ruồi" is "nốt". Words with
+// digits, and words with no such choice, are kept as read.
 func fixMarks(s string) string {
 	ws := strings.Fields(s)
 	for i, w := range ws {
@@ -30,8 +30,14 @@ func fixMarks(s string) string {
 			ws[i] = strings.TrimSuffix(w, "em") + "cm"
 			continue
 		}
-		if w == "€" || w == "©" {
+		if c := strings.TrimRight(w, ":;"); c == "€" || c == "©" {
 			ws[i] = "C" // "cách", abbreviated
+			continue
+		}
+		if i+1 < len(ws) && strings.ToLower(ws[i+1]) == "ruồi" && levenshtein(token(w), "NOT") <= 1 {
+			// "ruồi" (a mole) only follows "nốt": "Mốt ruồi" is "Nốt ruồi", which the
+			// vocabulary alone cannot tell from "mắt" or "mặt".
+			ws[i] = inCaseOf("nốt", []string{w})
 			continue
 		}
 		if v, ok := markWord(w); ok {

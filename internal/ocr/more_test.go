@@ -410,6 +410,24 @@ func TestUnsureHouseNumberReadAgain(t *testing.T) {
 	}
 }
 
+// TestLabelEndingInItsColonHasNoRest: a label matched up to its colon has no misread rest to
+// skip, so a mark read with a colon in the value ("Mốt ruồi €: 3cm", doc00445 of the
+// evaluation corpus of seed 70707) keeps the words before it.
+func TestLabelEndingInItsColonHasNoRest(t *testing.T) {
+	ws := wordsInRow(66, 63, "Đặc", "điểm", "nhân", "dạng/", "Personal", "identification:", "Mốt", "ruồi", "€:", "3cm", "dưới", "sau", "đuôi", "mắt", "trái")
+	ix := analyse(ws)
+	for gi, g := range ix.groups {
+		if g.field != "identifying_marks" {
+			continue
+		}
+		if got, want := ix.valueOf(gi, true, false).text(ws), "Mốt ruồi €: 3cm dưới sau đuôi mắt trái"; got != want {
+			t.Fatalf("marks %q, want %q", got, want)
+		}
+		return
+	}
+	t.Fatalf("no identifying_marks label found:\n%s", ix.dump())
+}
+
 // TestMisreadLabelsEndInAColonOrSemicolon: the subtitle of a label read beyond matching
 // ("Họ và tên/ FuÍ| riarrse;" for "Full name:") ends in a semicolon OCR read its colon as,
 // and is no value: the name is the line below. A place of origin continues on the rows below
@@ -651,6 +669,7 @@ func TestMarksInTheirVocabulary(t *testing.T) {
 		"Seo € 3cm dưới sau đuối mắt trái":       "Sẹo C 3cm dưới sau đuôi mắt trái",
 		"Sẹo dài 2cm ở cằm":                      "Sẹo dài 2cm ở cằm",
 		"Nốt ruồi C 2cm dưới rước cánh mũi trái": "Nốt ruồi C 2cm dưới trước cánh mũi trái",
+		"Mốt ruồi €: 3cm dưới sau đuôi mắt trái": "Nốt ruồi C 3cm dưới sau đuôi mắt trái",
 	} {
 		if got := fixMarks(read); got != want {
 			t.Errorf("fixMarks(%q) = %q, want %q", read, got, want)
