@@ -15,7 +15,7 @@ import (
 
 	"github.com/idstream/idstream/internal/evaluation"
 	"github.com/idstream/idstream/processors/decision"
-	ocrproc "github.com/idstream/idstream/processors/ocr"
+	"github.com/idstream/idstream/processors/ocr"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -189,7 +189,7 @@ func (cl *evalClient) recordRead(ctx context.Context, sessionID string, steps []
 	ex, _ := decision.Reconcile(st)
 	out.ExtractedType = ""
 	for _, d := range st.Documents {
-		if d.DocumentType != "" && d.DocumentType != ocrproc.TypeUnknown {
+		if d.DocumentType != "" && d.DocumentType != ocr.TypeUnknown {
 			out.ExtractedType = d.DocumentType
 			break
 		}

@@ -9,11 +9,11 @@ import (
 	"strings"
 
 	"github.com/idstream/idstream/internal/blob"
+	"github.com/idstream/idstream/internal/docread"
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/flow"
 	"github.com/idstream/idstream/internal/imagequality"
 	"github.com/idstream/idstream/internal/mrtd"
-	"github.com/idstream/idstream/internal/ocr"
 	"github.com/idstream/idstream/internal/registry"
 	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/chip"
@@ -22,7 +22,7 @@ import (
 	"github.com/idstream/idstream/processors/facematch"
 	"github.com/idstream/idstream/processors/fraud"
 	"github.com/idstream/idstream/processors/liveness"
-	ocrproc "github.com/idstream/idstream/processors/ocr"
+	"github.com/idstream/idstream/processors/ocr"
 	"github.com/idstream/idstream/processors/quality"
 	"github.com/idstream/idstream/processors/session"
 )
@@ -166,13 +166,13 @@ func (s *Service) ocrGroup(blobs blob.Store) (processors.Group, error) {
 		return processors.Group{}, err
 	}
 	if s.ocrReader == nil {
-		reader, err := ocr.New(ocr.Config{MRZModelDir: s.cfg.ModelsDir, PoolSize: 2})
+		reader, err := docread.New(docread.Config{MRZModelDir: s.cfg.ModelsDir, PoolSize: 2})
 		if err != nil {
 			return processors.Group{}, fmt.Errorf("ocr models (make deps fetches them): %w", err)
 		}
 		s.ocrReader = reader
 	}
-	return ocrproc.NewGroup(s.codec, blobs, s.ocrReader, faces, ocrproc.WithLogger(s.log.With("group", "ocr"))), nil
+	return ocr.NewGroup(s.codec, blobs, s.ocrReader, faces, ocr.WithLogger(s.log.With("group", "ocr"))), nil
 }
 
 // chipGroup declares the chip group with the CSCA trust anchors and the identity registry.

@@ -19,8 +19,8 @@ import (
 	"github.com/idstream/idstream/edge"
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/chserver"
+	"github.com/idstream/idstream/internal/docread"
 	"github.com/idstream/idstream/internal/face"
-	"github.com/idstream/idstream/internal/ocr"
 	"github.com/idstream/idstream/internal/registry"
 	"github.com/idstream/idstream/internal/tenant"
 	"github.com/idstream/idstream/processors"
@@ -51,7 +51,7 @@ type Service struct {
 	edgeAddr string
 
 	faces      map[string]*face.Engine // per group that looks at faces (faceEngine)
-	ocrReader  *ocr.Reader             // the ocr group's Tesseract clients, closed after the groups stop
+	ocrReader  *docread.Reader         // the ocr group's Tesseract clients, closed after the groups stop
 	clickhouse *chserver.Server        // the local ClickHouse dev starts
 	chAddr     string
 

@@ -14,7 +14,7 @@ import (
 	"github.com/idstream/idstream/processors/facematch"
 	"github.com/idstream/idstream/processors/fraud"
 	"github.com/idstream/idstream/processors/liveness"
-	ocrproc "github.com/idstream/idstream/processors/ocr"
+	"github.com/idstream/idstream/processors/ocr"
 	"github.com/idstream/idstream/processors/quality"
 	"github.com/idstream/idstream/processors/session"
 	"github.com/idstream/idstream/processors/topology"
@@ -27,7 +27,7 @@ import (
 func pipeline() topology.Graph {
 	return topology.Graph{
 		edge.Spec(), consent.Spec(),
-		session.Spec(), decision.Spec(), quality.Spec(), ocrproc.Spec(), chip.Spec(), liveness.Spec(),
+		session.Spec(), decision.Spec(), quality.Spec(), ocr.Spec(), chip.Spec(), liveness.Spec(),
 		facematch.Spec(), fraud.Spec(), erasure.IndexSpec(), erasure.Spec(), erasure.DeleterSpec(),
 		webhook.Spec(), chsink.Spec(),
 	}

@@ -10,7 +10,7 @@
 //
 // The templates have fixed geometry: a card is rendered at CardWidth × CardHeight, a passport
 // page at PassportWidth × PassportHeight, and every value sits in a fixed box, which the OCR
-// layouts in internal/ocr mirror. A Renderer is safe for concurrent use.
+// layouts in internal/docread mirror. A Renderer is safe for concurrent use.
 package cardrender
 
 import (

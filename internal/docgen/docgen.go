@@ -2,7 +2,7 @@
 // them like a phone would, for evaluating idstream on documents it was not tuned on.
 //
 // It is independent of the project's own renderer (internal/cardrender) and readers
-// (internal/ocr, processors/...): it imports none of them and its templates were drawn from
+// (internal/docread, processors/...): it imports none of them and its templates were drawn from
 // the real cards' layouts, each described on its template. Everything is drawn from an
 // explicit *rand.Rand (math/rand/v2): the same seed gives the same person, document and
 // capture, byte for byte. The package holds no mutable global state; a Renderer is safe for

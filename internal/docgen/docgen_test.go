@@ -14,8 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idstream/idstream/internal/mrz"
 	"golang.org/x/image/font/opentype"
+
+	"github.com/idstream/idstream/internal/mrz"
 )
 
 // fastRenderer renders at a fixed small width so tests over many seeds stay fast.
@@ -489,7 +490,7 @@ func TestIndependentOfTheProjectsRenderer(t *testing.T) {
 		for _, im := range f.Imports {
 			path := strings.Trim(im.Path.Value, `"`)
 			switch {
-			case strings.Contains(path, "/internal/cardrender"), strings.Contains(path, "/internal/ocr"),
+			case strings.Contains(path, "/internal/cardrender"), strings.Contains(path, "/internal/docread"),
 				strings.Contains(path, "idstream/processors"):
 				t.Errorf("%s imports %s", name, path)
 			case strings.HasSuffix(path, "/internal/mrz") && !strings.HasSuffix(name, "_test.go"):

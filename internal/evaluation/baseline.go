@@ -166,7 +166,7 @@ func baselineValue(field, raw string) (string, bool) {
 	return strings.Join(strings.Fields(raw), " "), raw != ""
 }
 
-// baselineFold upper-cases s and removes its diacritics (Đ → D). It repeats internal/ocr's
+// baselineFold upper-cases s and removes its diacritics (Đ → D). It repeats internal/docread's
 // folding on purpose: the baseline shares no code with the reader it is compared with.
 func baselineFold(s string) string {
 	var b strings.Builder

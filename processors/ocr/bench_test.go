@@ -13,8 +13,8 @@ import (
 	"github.com/idstream/idstream/internal/benchmetrics"
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/cardrender"
+	"github.com/idstream/idstream/internal/docread"
 	"github.com/idstream/idstream/internal/face/facetest"
-	"github.com/idstream/idstream/internal/ocr"
 	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
 )
@@ -24,7 +24,7 @@ import (
 // every field (one engine per model, OMP_THREAD_LIMIT=1), the MRZ with OCR-B, and on the
 // front and the passport page the face crop (detection) stored in the blob store.
 func BenchmarkHandler(b *testing.B) {
-	reader, err := ocr.New(ocr.Config{MRZModelDir: "../../models", PoolSize: 1})
+	reader, err := docread.New(docread.Config{MRZModelDir: "../../models", PoolSize: 1})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/idstream/idstream/internal/ocr"
+	"github.com/idstream/idstream/internal/docread"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -89,7 +89,7 @@ func (g *group) typeCheck(qa *schemas.QualityAssessed, side string, r *reading) 
 
 // labelledFields returns the fields not in required whose printed label was found: a
 // vehicle registration side that prints a field's label must have its value read.
-func labelledFields(fields []ocr.Field, required []string) []string {
+func labelledFields(fields []docread.Field, required []string) []string {
 	var out []string
 	for _, f := range fields {
 		if f.Labelled && !slices.Contains(required, f.Name) {

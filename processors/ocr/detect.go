@@ -51,7 +51,7 @@ var (
 
 // DetectType tells the document types apart from the evidence of one image: zone is the
 // machine readable zone read from it (nil when none), title the text read on it (the whole
-// page, ocr.Page.Text; a title band also works). It decides, strongest evidence first:
+// page, docread.Page.Text; a title band also works). It decides, strongest evidence first:
 //
 //  1. The MRZ: a TD3 with document code P is a passport page; a Vietnamese TD1 is the back
 //     of a chip card (chip_id_card: the 2021 card or the identity card of 2024; the 12-digit

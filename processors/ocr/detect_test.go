@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/idstream/idstream/internal/cardrender"
+	"github.com/idstream/idstream/internal/docread"
 	"github.com/idstream/idstream/internal/mrz"
-	"github.com/idstream/idstream/internal/ocr"
 )
 
 func TestDetectTypeFromEvidence(t *testing.T) {
@@ -167,13 +167,13 @@ func TestTypeDetectionAccuracy(t *testing.T) {
 // thresholded locally (a light back printed all over with fine wavy lines) has its type told
 // on the reading with the outline grown, and that reading is the one its fields are read on.
 func TestTypeToldOnTheGrownReading(t *testing.T) {
-	empty := &ocr.Page{Width: cardWidth, Height: cardHeight}
-	var words []ocr.Word
+	empty := &docread.Page{Width: cardWidth, Height: cardHeight}
+	var words []docread.Word
 	for i, s := range []string{"Đặc", "điểm", "nhân", "dạng:"} {
-		words = append(words, ocr.Word{Text: s, Box: image.Rect(60+70*i, 100, 120+70*i, 124), Conf: 0.9})
+		words = append(words, docread.Word{Text: s, Box: image.Rect(60+70*i, 100, 120+70*i, 124), Conf: 0.9})
 	}
 	rs := &readings{}
-	rs.pages = [numReadings]*ocr.Page{empty, empty, empty, {Width: cardWidth, Height: cardHeight, Words: words}, empty}
+	rs.pages = [numReadings]*docread.Page{empty, empty, empty, {Width: cardWidth, Height: cardHeight, Words: words}, empty}
 	k, det, err := detectOnReadings(rs)
 	if err != nil {
 		t.Fatal(err)
@@ -188,28 +188,28 @@ func TestTypeToldOnTheGrownReading(t *testing.T) {
 // on the reading with the grey lines painted out before the others, which read it as junk
 // with a label or two in it; a page read as words tries that reading last.
 func TestTypeToldOnTheFlattenedReadingFirst(t *testing.T) {
-	row := func(y int, texts ...string) []ocr.Word {
-		var ws []ocr.Word
+	row := func(y int, texts ...string) []docread.Word {
+		var ws []docread.Word
 		for i, s := range texts {
-			ws = append(ws, ocr.Word{Text: s, Box: image.Rect(60+90*i, y, 140+90*i, y+24), Conf: 0.9})
+			ws = append(ws, docread.Word{Text: s, Box: image.Rect(60+90*i, y, 140+90*i, y+24), Conf: 0.9})
 		}
 		return ws
 	}
-	page := func(ws ...[]ocr.Word) *ocr.Page {
-		return &ocr.Page{Width: cardWidth, Height: cardHeight, Words: slices.Concat(ws...)}
+	page := func(ws ...[]docread.Word) *docread.Page {
+		return &docread.Page{Width: cardWidth, Height: cardHeight, Words: slices.Concat(ws...)}
 	}
 	junk := page(row(100, "Tôngiáo:", "Khô", "HỀ", "XS,"), row(200, "=.c", "=2", "xi", "AC"))
 	flattened := page(row(100, "Dân", "tộc:", "Kinh", "Tôn", "giáo:", "Không"), row(150, "DẤU", "VẾT", "RIÊNG", "VÀ", "DỊ", "HÌNH"))
 	for _, c := range []struct {
 		name  string
-		first *ocr.Page
+		first *docread.Page
 		want  int
 	}{
 		{"barely read", page(row(300, "se"), row(400, "<<")), readingFlattened},
 		{"read as words", page(row(300, "Ngày", "30", "tháng", "05", "năm", "2019"), row(340, "GIÁM", "ĐỐC", "TP.", "ĐÀ", "NẴNG")), readingBlock},
 	} {
 		rs := &readings{}
-		rs.pages = [numReadings]*ocr.Page{c.first, junk, junk, junk, flattened}
+		rs.pages = [numReadings]*docread.Page{c.first, junk, junk, junk, flattened}
 		k, det, err := detectOnReadings(rs)
 		if err != nil {
 			t.Fatal(err)

@@ -21,11 +21,11 @@ import (
 	"time"
 
 	"github.com/idstream/idstream/internal/docgen"
-	"github.com/idstream/idstream/internal/ocr"
+	"github.com/idstream/idstream/internal/docread"
 )
 
 func TestDocgenEval(t *testing.T) {
-	reader, err := ocr.New(ocr.Config{MRZModelDir: "../../models", PoolSize: 1})
+	reader, err := docread.New(docread.Config{MRZModelDir: "../../models", PoolSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

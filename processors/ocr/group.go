@@ -3,7 +3,7 @@
 // passport) it loads the image from the blob store, validates it (internal/imagecheck),
 // recognises the document type and side (DetectType: 9-digit ID card, 12-digit ID card,
 // 12-digit chip ID card, passport, vehicle registration), reads the machine readable zone
-// and the printed fields of the type's layout with internal/ocr, crops the document's
+// and the printed fields of the type's layout with internal/docread, crops the document's
 // face photo into the blob store, and emits one schemas.DocumentRead to
 // schemas.TopicDocuments, keyed by session id.
 //
@@ -25,9 +25,9 @@ import (
 	"time"
 
 	"github.com/idstream/idstream/internal/blob"
+	"github.com/idstream/idstream/internal/docread"
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/imagecheck"
-	"github.com/idstream/idstream/internal/ocr"
 	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
@@ -171,14 +171,14 @@ func WithLogger(l *slog.Logger) Option {
 //   - otherwise reads the side and emits its DocumentRead.
 //
 // How a side is read: the document is located and rectified, and one Tesseract pass over the
-// whole of it (ocr.ReadPage) gives its words with their boxes. The type is decided by
+// whole of it (docread.ReadPage) gives its words with their boxes. The type is decided by
 // DetectType from that text (see there for the rules), then every field of the type's side
 // is found by its printed label (Vietnamese or English, OCR errors tolerated) and its value
-// taken right of the label or on the line(s) below it (ocr.Fields); numbers and dates are
-// read again from their boxes with a digit engine. The type's fixed layout (ocr.ChipIDFront,
-// ocr.IDCardFront, ocr.LegacyIDFront, ocr.VehicleRegistration, PassportLayout, ...) serves
+// taken right of the label or on the line(s) below it (docread.Fields); numbers and dates are
+// read again from their boxes with a digit engine. The type's fixed layout (docread.ChipIDFront,
+// docread.IDCardFront, docread.LegacyIDFront, docread.VehicleRegistration, PassportLayout, ...) serves
 // only as the fallback for a number, date, sex or nationality whose label was not found.
-// When the text names no type, the page is read again as one block (ocr.ReadAsBlock), which
+// When the text names no type, the page is read again as one block (docread.ReadAsBlock), which
 // keeps short lines the automatic layout may drop. By step:
 //   - document_front: the 9-digit card, the 12-digit card without chip, the chip card (2021,
 //     or the identity card of 2024, whose front carries only number, name, birth date, sex
@@ -188,7 +188,7 @@ func WithLogger(l *slog.Logger) Option {
 //     or its chassis number and registration date look right (see looksLikeVehicle), else
 //     the 9-digit layout when its number is 9 digits (legacy_id_card); otherwise the chip ID
 //     read is kept with type unknown;
-//   - document_back: the MRZ (ocr.ReadMRZ). A Vietnamese TD1 is the chip card's back
+//   - document_back: the MRZ (docread.ReadMRZ). A Vietnamese TD1 is the chip card's back
 //     (chip_id_card: issue date, and when printed the identifying marks, or the places and
 //     the expiry date of the 2024 card). Otherwise the text decides: the 12-digit card's back
 //     without chip (id_card), the 9-digit card's back (legacy_id_card), the vehicle
@@ -231,8 +231,8 @@ func WithLogger(l *slog.Logger) Option {
 // for a record of another topic, an undecodable record, an assessment without session or
 // capture id, a blob store failure other than not-found, too large or invalid key, an OCR
 // engine or face detector failure, or an encoding failure. It is safe for concurrent use
-// when reader and faces are (internal/ocr's Reader and internal/face's Engine are).
-func NewGroup(codec processors.Codec, blobs blob.Store, reader *ocr.Reader, faces FaceDetector, opts ...Option) processors.Group {
+// when reader and faces are (internal/docread's Reader and internal/face's Engine are).
+func NewGroup(codec processors.Codec, blobs blob.Store, reader *docread.Reader, faces FaceDetector, opts ...Option) processors.Group {
 	g := &group{
 		codec: codec, blobs: blobs, reader: reader, faces: faces,
 		now: time.Now, limits: imagecheck.DefaultLimits(),
@@ -254,7 +254,7 @@ func NewGroup(codec processors.Codec, blobs blob.Store, reader *ocr.Reader, face
 type group struct {
 	codec         processors.Codec
 	blobs         blob.Store
-	reader        *ocr.Reader
+	reader        *docread.Reader
 	faces         FaceDetector
 	now           func() time.Time
 	limits        imagecheck.Limits

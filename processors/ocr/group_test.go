@@ -17,9 +17,9 @@ import (
 
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/cardrender"
+	"github.com/idstream/idstream/internal/docread"
 	"github.com/idstream/idstream/internal/face/facetest"
 	"github.com/idstream/idstream/internal/imagecheck"
-	"github.com/idstream/idstream/internal/ocr"
 	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
 )
@@ -55,7 +55,7 @@ var (
 
 var (
 	shared     sync.Once
-	sharedRead *ocr.Reader
+	sharedRead *docread.Reader
 	sharedRend *cardrender.Renderer
 	sharedErr  error
 )
@@ -71,7 +71,7 @@ type fixture struct {
 func newFixture(t *testing.T, opts ...Option) *fixture {
 	t.Helper()
 	shared.Do(func() {
-		sharedRead, sharedErr = ocr.New(ocr.Config{MRZModelDir: "../../models", PoolSize: 1})
+		sharedRead, sharedErr = docread.New(docread.Config{MRZModelDir: "../../models", PoolSize: 1})
 		if sharedErr == nil {
 			sharedRend, sharedErr = cardrender.New()
 		}
@@ -213,7 +213,7 @@ var fieldFloors = map[string]float64{"clean": 0.98, "degraded": 0.90}
 // withoutChipFieldFloors are the floors of TestReadsRenderedCardsWithoutChip. Lower than
 // fieldFloors on clean cards: its seeds often draw the identifying mark "Sẹo chấm ...", whose
 // "Sẹo" Tesseract's vie model reads "Seo" (the dot below lost) on most renders; measured 75/80
-// clean and 78/80 degraded at 4 cards per side, every miss that word (internal/ocr's larger accuracy test measures
+// clean and 78/80 degraded at 4 cards per side, every miss that word (internal/docread's larger accuracy test measures
 // 99.2 % on both).
 var withoutChipFieldFloors = map[string]float64{"clean": 0.92, "degraded": 0.90}
 

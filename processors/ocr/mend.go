@@ -3,8 +3,8 @@ package ocr
 import (
 	"strings"
 
+	"github.com/idstream/idstream/internal/docread"
 	"github.com/idstream/idstream/internal/mrz"
-	"github.com/idstream/idstream/internal/ocr"
 )
 
 // td3Field is a field a passport's zone (TD3, second line) repeats from the page: where it
@@ -29,7 +29,7 @@ var td3Fields = []td3Field{
 // line, as the zone prints them, hold (a field's own digit and the composite digit: two
 // independent readings agree with two checks). The zone comes back unchanged when none does,
 // or when it is not a passport's.
-func mendZone(zone *mrz.MRZ, fields []ocr.Field) *mrz.MRZ {
+func mendZone(zone *mrz.MRZ, fields []docread.Field) *mrz.MRZ {
 	if zone == nil || zone.Valid || zone.Format != mrz.FormatTD3 || len(zone.Lines) != 2 || len(zone.Lines[1]) != 44 {
 		return zone
 	}

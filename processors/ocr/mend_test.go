@@ -3,8 +3,8 @@ package ocr
 import (
 	"testing"
 
+	"github.com/idstream/idstream/internal/docread"
 	"github.com/idstream/idstream/internal/mrz"
-	"github.com/idstream/idstream/internal/ocr"
 )
 
 // TestZoneMendedFromThePage: a passport zone failing its check digits (an expiry digit read
@@ -17,7 +17,7 @@ func TestZoneMendedFromThePage(t *testing.T) {
 	if m, err := mrz.Parse([]string{line1, good}); err != nil || !m.Valid {
 		t.Fatalf("the test's zone is not valid: %v %+v", err, m)
 	}
-	page := []ocr.Field{
+	page := []docread.Field{
 		{Name: "passport_number", Value: "P9996200", Valid: true},
 		{Name: "date_of_birth", Value: "1987-11-05", Valid: true},
 		{Name: "expiry_date", Value: "2033-12-05", Valid: true},
@@ -35,7 +35,7 @@ func TestZoneMendedFromThePage(t *testing.T) {
 		if !got.Valid || got.Lines[1] != good {
 			t.Errorf("%s: mended %q (valid %v), want %q", name, got.Lines[1], got.Valid, good)
 		}
-		wrong := append([]ocr.Field(nil), page...)
+		wrong := append([]docread.Field(nil), page...)
 		wrong[2].Value, wrong[3].Value = "2033-12-06", "096087409737"
 		if got := mendZone(zone, wrong); got.Valid || got.Lines[1] != read {
 			t.Errorf("%s: mended with values its check digits refuse: %q", name, got.Lines[1])

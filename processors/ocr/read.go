@@ -11,8 +11,8 @@ import (
 	"unicode"
 
 	"github.com/idstream/idstream/internal/claimcheck"
+	"github.com/idstream/idstream/internal/docread"
 	"github.com/idstream/idstream/internal/mrz"
-	"github.com/idstream/idstream/internal/ocr"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -40,11 +40,11 @@ const (
 
 // reading is what was read from one side, before it becomes a DocumentRead.
 type reading struct {
-	det      Detection   // document type, the side the content shows, evidence
-	layout   string      // the printed layout read ("" when none)
-	fields   []ocr.Field // every field of that layout, valid or not
-	zone     *mrz.MRZ    // nil when no zone of the right shape was read
-	zoneConf ocr.Confidence
+	det      Detection       // document type, the side the content shows, evidence
+	layout   string          // the printed layout read ("" when none)
+	fields   []docread.Field // every field of that layout, valid or not
+	zone     *mrz.MRZ        // nil when no zone of the right shape was read
+	zoneConf docread.Confidence
 	crop     *schemas.BlobRef
 }
 
@@ -147,7 +147,7 @@ func (g *group) load(ctx context.Context, qa *schemas.QualityAssessed) (img imag
 	return img, false, nil
 }
 
-// readFront reads a front: one Tesseract pass over the whole card (ocr.ReadPage) gives the
+// readFront reads a front: one Tesseract pass over the whole card (docread.ReadPage) gives the
 // text DetectType decides the type from and the words the fields are found in by their
 // labels. When the text says nothing, the ID number's length decides (readFrontByNumber).
 func (g *group) readFront(img image.Image) (*reading, error) {
@@ -197,7 +197,7 @@ func detectOnReadings(rs *readings) (int, Detection, error) {
 
 // barelyRead reports whether a page was read as fewer than five words of two letters or more:
 // Tesseract read the card as a picture, not as print.
-func barelyRead(p *ocr.Page) bool {
+func barelyRead(p *docread.Page) bool {
 	n := 0
 	for _, w := range p.Words {
 		letters := 0
@@ -227,7 +227,7 @@ const (
 )
 
 // detectOnPage returns DetectType's conclusion from zone and the page's text.
-func detectOnPage(zone *mrz.MRZ, page *ocr.Page) Detection {
+func detectOnPage(zone *mrz.MRZ, page *docread.Page) Detection {
 	return DetectType(zone, page.Text())
 }
 
@@ -237,32 +237,32 @@ func detectOnPage(zone *mrz.MRZ, page *ocr.Page) Detection {
 // (legacy_id_card) when its number is 9 digits; else the chip ID read with type unknown.
 func (g *group) readFrontByNumber(img image.Image) (*reading, error) {
 	byNumber := func(t string) Detection { return Detection{Type: t, Side: SideFront, Evidence: EvidenceNumber} }
-	id, err := g.reader.ReadCard(img, ocr.ChipIDFront())
+	id, err := g.reader.ReadCard(img, docread.ChipIDFront())
 	if err != nil {
 		return nil, err
 	}
 	if f, ok := field(id, "id_number"); ok && f.Valid {
-		return &reading{det: byNumber(TypeChipIDCard), layout: ocr.ChipIDFront().Name, fields: id}, nil
+		return &reading{det: byNumber(TypeChipIDCard), layout: docread.ChipIDFront().Name, fields: id}, nil
 	}
-	vehicle, err := g.reader.ReadCard(img, ocr.VehicleRegistration())
+	vehicle, err := g.reader.ReadCard(img, docread.VehicleRegistration())
 	if err != nil {
 		return nil, err
 	}
 	if looksLikeVehicle(vehicle) {
-		return &reading{det: byNumber(TypeVehicleRegistration), layout: ocr.VehicleRegistration().Name, fields: vehicle}, nil
+		return &reading{det: byNumber(TypeVehicleRegistration), layout: docread.VehicleRegistration().Name, fields: vehicle}, nil
 	}
-	legacy, err := g.reader.ReadCard(img, ocr.LegacyIDFront())
+	legacy, err := g.reader.ReadCard(img, docread.LegacyIDFront())
 	if err != nil {
 		return nil, err
 	}
 	if f, ok := field(legacy, "id_number"); ok && f.Valid {
-		return &reading{det: byNumber(TypeLegacyIDCard), layout: ocr.LegacyIDFront().Name, fields: legacy}, nil
+		return &reading{det: byNumber(TypeLegacyIDCard), layout: docread.LegacyIDFront().Name, fields: legacy}, nil
 	}
-	return &reading{det: Detection{Type: TypeUnknown}, layout: ocr.ChipIDFront().Name, fields: id}, nil
+	return &reading{det: Detection{Type: TypeUnknown}, layout: docread.ChipIDFront().Name, fields: id}, nil
 }
 
 // readZoneSide reads a back or a passport page: the MRZ first (a passport page's also below
-// the page found, ocr.Reader.ReadPageMRZAt). A passport page is read as a passport whatever
+// the page found, docread.Reader.ReadPageMRZAt). A passport page is read as a passport whatever
 // its zone says. A back whose zone is the chip card's is read as one;
 // otherwise the page's text decides (DetectType), and a back with a zone of another ID card
 // but no recognised text has no printed layout. A zone that fails its check digits on a
@@ -274,8 +274,8 @@ func (g *group) readZoneSide(img image.Image, side string) (*reading, error) {
 	}
 	zone, conf, zoneTop, err := readZone(img)
 	switch {
-	case err == nil, errors.Is(err, ocr.ErrMRZCheckDigits):
-	case errors.Is(err, ocr.ErrNoMRZ):
+	case err == nil, errors.Is(err, docread.ErrMRZCheckDigits):
+	case errors.Is(err, docread.ErrNoMRZ):
 		zone, conf, zoneTop = nil, 0, 1
 	default:
 		return nil, err
@@ -333,12 +333,12 @@ func (g *group) readZoneSide(img image.Image, side string) (*reading, error) {
 // nameFromZone takes a passport's full name from the page by the zone's reading of it when
 // the page's reading by label does not have the zone's letters (its label not read, or a
 // label's or a neighbour's words read into it): the phrase that has them is the name as
-// printed, with its diacritics (ocr.PrintedName), looked for on the reading the fields were
+// printed, with its diacritics (docread.PrintedName), looked for on the reading the fields were
 // read from (told), then on the others, in turn. The error is only for OCR engine failures.
 func nameFromZone(r *reading, rs *readings, told int, zone *mrz.MRZ) error {
 	name := strings.TrimSpace(zone.Surname + " " + zone.GivenNames)
-	i := slices.IndexFunc(r.fields, func(f ocr.Field) bool { return f.Name == "full_name" })
-	if i < 0 || (r.fields[i].Valid && ocr.Letters(r.fields[i].Value) == ocr.Letters(name)) {
+	i := slices.IndexFunc(r.fields, func(f docread.Field) bool { return f.Name == "full_name" })
+	if i < 0 || (r.fields[i].Valid && docread.Letters(r.fields[i].Value) == docread.Letters(name)) {
 		return nil
 	}
 	for _, k := range from(told) {
@@ -346,7 +346,7 @@ func nameFromZone(r *reading, rs *readings, told int, zone *mrz.MRZ) error {
 		if err != nil {
 			return err
 		}
-		if printed, ok := ocr.PrintedName(page, name); ok {
+		if printed, ok := docread.PrintedName(page, name); ok {
 			printed.Labelled = r.fields[i].Labelled
 			r.fields[i] = printed
 			return nil
@@ -370,10 +370,10 @@ func (g *group) readPage(img image.Image, rs *readings, told int, det Detection,
 	if !ok {
 		return r, nil
 	}
-	specs := ocr.Specs(layout)
+	specs := docread.Specs(layout)
 	if det.Type == TypeChipIDCard && r.side(stepSide) == SideFront && isIdentityCard2024(page.Text()) {
 		layout = IdentityCard2024Front()
-		specs = ocr.Specs(layout)
+		specs = docread.Specs(layout)
 	}
 	specs = append(specs, extraSpecs[layout.Name]...)
 	fields, err := g.reader.Fields(page, specs, &layout)
@@ -384,19 +384,19 @@ func (g *group) readPage(img image.Image, rs *readings, told int, det Detection,
 	// serif print beside the fingerprint boxes): read as one block, then thresholded
 	// locally (small print on a guilloche), then from the picture with the document's
 	// outline grown (an outline found on the card's own print cuts rows off: also when
-	// the first reading shows a row cut, ocr.Page.CutOff), then with mid-grey patterns
+	// the first reading shows a row cut, docread.Page.CutOff), then with mid-grey patterns
 	// painted out (fine grey lines crossing a whole card), the page fills what the readings
 	// before it left unread, by labels only (the fixed layout was the first reading's last
-	// resort), and a place or marks cut short at its line's end (ocr.CutShort) by the same
+	// resort), and a place or marks cut short at its line's end (docread.CutShort) by the same
 	// read whole. A card's back read without the label of its identifying marks lost the
 	// rows at its top too: every back prints that label, though the marks may be blank.
 	required := RequiredFields(det.Type, r.side(stepSide), layout.Name)
-	marksLabel := r.side(stepSide) == SideBack && slices.ContainsFunc(specs, func(s ocr.FieldSpec) bool { return s.Name == fieldMarks })
+	marksLabel := r.side(stepSide) == SideBack && slices.ContainsFunc(specs, func(s docread.FieldSpec) bool { return s.Name == fieldMarks })
 	for _, k := range from(told)[1:] {
 		// The grown reading also when all required fields were read but a row is cut.
 		cut := k == readingGrown && page.CutOff()
 		lost := marksLabel && !labelled(fields, fieldMarks)
-		if !missing(fields, required) && !slices.ContainsFunc(fields, ocr.CutShort) && !cut && !lost {
+		if !missing(fields, required) && !slices.ContainsFunc(fields, docread.CutShort) && !cut && !lost {
 			continue
 		}
 		other, err := rs.at(k)
@@ -411,7 +411,7 @@ func (g *group) readPage(img image.Image, rs *readings, told int, det Detection,
 			if i >= len(more) || more[i].Name != fields[i].Name || !more[i].Valid {
 				continue
 			}
-			if !fields[i].Valid || (ocr.CutShort(fields[i]) && !ocr.CutShort(more[i]) && ocr.Continues(more[i].Value, fields[i].Value)) {
+			if !fields[i].Valid || (docread.CutShort(fields[i]) && !docread.CutShort(more[i]) && docread.Continues(more[i].Value, fields[i].Value)) {
 				fields[i] = more[i]
 			}
 		}
@@ -429,13 +429,13 @@ func (g *group) readPage(img image.Image, rs *readings, told int, det Detection,
 const fieldMarks = "identifying_marks"
 
 // labelled reports whether the label of the field named name was found on the page.
-func labelled(fields []ocr.Field, name string) bool {
+func labelled(fields []docread.Field, name string) bool {
 	f, ok := field(fields, name)
 	return ok && f.Labelled
 }
 
 // missing reports whether a field named in required is not among fields' valid ones.
-func missing(fields []ocr.Field, required []string) bool {
+func missing(fields []docread.Field, required []string) bool {
 	for _, name := range required {
 		if f, ok := field(fields, name); !ok || !f.Valid {
 			return true
@@ -488,7 +488,7 @@ func typeOfZone(m *mrz.MRZ) string {
 // Vietnamese form (two digits, a series of one letter and an optional letter or digit, a
 // dash, three digits, an optional dot and two digits), or a chassis number of 10 to 17 letters
 // and digits together with a valid registration date.
-func looksLikeVehicle(fields []ocr.Field) bool {
+func looksLikeVehicle(fields []docread.Field) bool {
 	if f, ok := field(fields, "plate"); ok && isPlate(f.Value) {
 		return true
 	}
@@ -535,13 +535,13 @@ func isDigits(s string, n int) bool {
 }
 
 // field returns the field named name.
-func field(fields []ocr.Field, name string) (ocr.Field, bool) {
+func field(fields []docread.Field, name string) (docread.Field, bool) {
 	for _, f := range fields {
 		if f.Name == name {
 			return f, true
 		}
 	}
-	return ocr.Field{}, false
+	return docread.Field{}, false
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -1,15 +1,15 @@
 package ocr
 
-import "github.com/idstream/idstream/internal/ocr"
+import "github.com/idstream/idstream/internal/docread"
 
 // The readings of a page, in the order they are tried (but for a page read as almost no
 // words, whose type is told on the flattened reading second: detectOnReadings).
 const (
-	readingAsRead    = iota // the page pass (ocr.ReadPage, ocr.ReadPageAbove)
-	readingBlock            // read as one block (ocr.ReadAsBlock)
-	readingBinarised        // thresholded locally (ocr.ReadBinarised)
-	readingGrown            // from the picture with the document's outline grown (ocr.ReadGrown)
-	readingFlattened        // mid-grey patterns painted out (ocr.ReadFlattened)
+	readingAsRead    = iota // the page pass (docread.ReadPage, docread.ReadPageAbove)
+	readingBlock            // read as one block (docread.ReadAsBlock)
+	readingBinarised        // thresholded locally (docread.ReadBinarised)
+	readingGrown            // from the picture with the document's outline grown (docread.ReadGrown)
+	readingFlattened        // mid-grey patterns painted out (docread.ReadFlattened)
 	numReadings
 )
 
@@ -18,12 +18,12 @@ const (
 // readings of a page read as one block are those of the page as read. Not safe for
 // concurrent use.
 type readings struct {
-	reader *ocr.Reader
-	pages  [numReadings]*ocr.Page
+	reader *docread.Reader
+	pages  [numReadings]*docread.Page
 }
 
 // newReadings returns the readings of page, the page pass.
-func newReadings(reader *ocr.Reader, page *ocr.Page) *readings {
+func newReadings(reader *docread.Reader, page *docread.Page) *readings {
 	rs := &readings{reader: reader}
 	rs.pages[readingAsRead] = page
 	return rs
@@ -31,9 +31,9 @@ func newReadings(reader *ocr.Reader, page *ocr.Page) *readings {
 
 // at returns reading k, reading it when it has not been. The error is only for OCR engine
 // failures.
-func (rs *readings) at(k int) (*ocr.Page, error) {
+func (rs *readings) at(k int) (*docread.Page, error) {
 	if rs.pages[k] == nil {
-		read := [numReadings]func(*ocr.Page) (*ocr.Page, error){
+		read := [numReadings]func(*docread.Page) (*docread.Page, error){
 			readingBlock: rs.reader.ReadAsBlock, readingBinarised: rs.reader.ReadBinarised, readingGrown: rs.reader.ReadGrown,
 			readingFlattened: rs.reader.ReadFlattened,
 		}[k]

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/idstream/idstream/internal/ocr"
+	"github.com/idstream/idstream/internal/docread"
 )
 
 // TestBackWithoutMarksLabelReadsOn: a card's back whose page pass lost the rows at its top
@@ -13,7 +13,7 @@ import (
 // 60606) but read the issue date, the one field a back requires, is read on: the marks come
 // from the next reading, which has their label.
 func TestBackWithoutMarksLabelReadsOn(t *testing.T) {
-	reader, err := ocr.New(ocr.Config{MRZModelDir: "../../models", PoolSize: 1})
+	reader, err := docread.New(docread.Config{MRZModelDir: "../../models", PoolSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,16 +26,16 @@ func TestBackWithoutMarksLabelReadsOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := func(x, y int, texts ...string) []ocr.Word {
-		var ws []ocr.Word
+	row := func(x, y int, texts ...string) []docread.Word {
+		var ws []docread.Word
 		for _, s := range texts {
 			w := 12 * len([]rune(s))
-			ws = append(ws, ocr.Word{Text: s, Box: image.Rect(x, y, x+w, y+18), Conf: 0.95})
+			ws = append(ws, docread.Word{Text: s, Box: image.Rect(x, y, x+w, y+18), Conf: 0.95})
 			x += w + 8
 		}
 		return ws
 	}
-	pageOf := func(ws ...[]ocr.Word) *ocr.Page {
+	pageOf := func(ws ...[]docread.Word) *docread.Page {
 		p := *empty
 		p.Words = nil
 		for _, w := range ws {
@@ -45,7 +45,7 @@ func TestBackWithoutMarksLabelReadsOn(t *testing.T) {
 	}
 	date := row(62, 160, "Ngày,", "tháng,", "năm/", "Date,", "month,", "year:", "20/07/2025")
 	rs := &readings{reader: reader}
-	rs.pages = [numReadings]*ocr.Page{
+	rs.pages = [numReadings]*docread.Page{
 		pageOf(date),
 		pageOf(row(60, 75, "Đặc", "điểm", "nhân", "dạng/", "Personal", "identification:", "Sẹo", "chấm", "C", "3cm", "trên", "trước"),
 			row(56, 111, "cánh", "mũi", "phải"), date),

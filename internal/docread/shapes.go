@@ -1,4 +1,4 @@
-package ocr
+package docread
 
 // Fields found by their shape when their label was not read (byShape): phrases of the page
 // that can only be the field's value.

@@ -1,4 +1,4 @@
-// Package ocr reads identity documents with Tesseract (through gosseract): the ICAO machine
+// Package docread reads identity documents with Tesseract (through gosseract): the ICAO machine
 // readable zone of cards and passports, validated by its check digits, and the printed fields
 // of the Vietnamese identity cards (the 12-digit chip card, the 12-digit card without chip and
 // the 9-digit card) and of the vehicle registration card, with per-field confidence and
@@ -20,7 +20,7 @@
 // Tesseract runs OpenMP threads unless the process starts with OMP_THREAD_LIMIT=1, which makes
 // it about ten times slower on small machines; the variable must be set before the process
 // starts (the Makefile exports it; tests re-execute themselves with it).
-package ocr
+package docread
 
 import (
 	"bytes"
