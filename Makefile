@@ -54,7 +54,7 @@ fuzz:
 ## p99-ms per call and cpu-ms/img (internal/benchmetrics); cmd/idstream's
 ## BenchmarkQualityGateAnswer the gate's answer time through edge + Kafka (1600×1200 JPEG).
 bench:
-	OMP_THREAD_LIMIT=1 $(GO) test -run '^$$' -bench . -benchtime 2s -timeout 30m ./processors/... ./schemas/... ./internal/... ./sinks/... ./consent/... ./cmd/...
+	OMP_THREAD_LIMIT=1 $(GO) test -run '^$$' -bench . -benchtime 2s -timeout 30m ./stream/... ./processors/... ./schemas/... ./internal/... ./sinks/... ./consent/... ./cmd/...
 
 ## eval: build the evaluation corpus (internal/docgen's independent documents, the face
 ## corpus of models/faces) and print the held-out figures (idstream eval); report, JSON and

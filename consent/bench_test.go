@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // benchRecords is how many consent records BenchmarkGetConsents stores before measuring
@@ -37,7 +37,7 @@ func BenchmarkGetConsents(b *testing.B) {
 	ctx := context.Background()
 	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	const batch = 5000
-	outs := make([]processors.Output, 0, batch)
+	outs := make([]stream.Output, 0, batch)
 	for i := range n {
 		tracking := fmt.Sprintf("trk_%09d", i%people)
 		r := Record{
@@ -50,7 +50,7 @@ func BenchmarkGetConsents(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		outs = append(outs, processors.Output{Topic: schemas.TopicConsents, Key: []byte(tracking), Value: data})
+		outs = append(outs, stream.Output{Topic: schemas.TopicConsents, Key: []byte(tracking), Value: data})
 		if len(outs) == batch || i == n-1 {
 			if err := pub.Produce(ctx, outs...); err != nil {
 				b.Fatal(err)

@@ -14,8 +14,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idstream/idstream/internal/tenant"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 const (
@@ -34,14 +34,14 @@ type cluster struct {
 
 func newCluster(t testing.TB) *cluster {
 	t.Helper()
-	b, err := processors.StartEmbedded(processors.WithDataDir(t.TempDir()), processors.WithPartitionsDefault(3))
+	b, err := stream.StartEmbedded(stream.WithDataDir(t.TempDir()), stream.WithPartitionsDefault(3))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := processors.EnsureTopics(ctx, b.Addrs(), []processors.TopicSpec{{Name: schemas.TopicConsents, Partitions: 3}, {Name: schemas.TopicErasures, Partitions: 3}}); err != nil {
+	if err := stream.EnsureTopics(ctx, b.Addrs(), []stream.TopicSpec{{Name: schemas.TopicConsents, Partitions: 3}, {Name: schemas.TopicErasures, Partitions: 3}}); err != nil {
 		t.Fatal(err)
 	}
 	codec, err := schemas.NewCodec()
@@ -51,9 +51,9 @@ func newCluster(t testing.TB) *cluster {
 	return &cluster{brokers: b.Addrs(), codec: codec}
 }
 
-func (cl *cluster) producer(t testing.TB) *processors.Producer {
+func (cl *cluster) producer(t testing.TB) *stream.Producer {
 	t.Helper()
-	p, err := processors.NewProducer(processors.WithBrokers(cl.brokers))
+	p, err := stream.NewProducer(stream.WithBrokers(cl.brokers))
 	if err != nil {
 		t.Fatal(err)
 	}

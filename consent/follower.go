@@ -9,8 +9,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // Decoder decodes a record value of a topic (schemas.Codec satisfies it).
@@ -21,8 +21,8 @@ type Decoder interface {
 // Follower reads cmp.consents.v1 from its start, on every partition, without a consumer
 // group, and applies every committed record to an Index: every replica holds every record.
 // It marks the index ready once it has read, on every partition, up to the end offset
-// listed when Run started. (processors.View keeps only the latest value per key and
-// processors.Tail starts at the end, so neither fits an append-only history; the Follower
+// listed when Run started. (stream.View keeps only the latest value per key and
+// stream.Tail starts at the end, so neither fits an append-only history; the Follower
 // is a plain franz-go reader that keeps transaction markers to track its position exactly.)
 type Follower struct {
 	topic   string
@@ -76,7 +76,7 @@ func NewFollower(brokers []string, index *Index, dec Decoder, opts ...FollowerOp
 }
 
 // Run follows the topic until ctx ends (returning nil) or the topic cannot be read
-// (returning the error; the topic must exist: processors.EnsureTopics). A record that
+// (returning the error; the topic must exist: stream.EnsureTopics). A record that
 // cannot be decoded is logged and skipped. Run once per Follower.
 func (f *Follower) Run(ctx context.Context) error {
 	stop := func(err error) error {
@@ -86,7 +86,7 @@ func (f *Follower) Run(ctx context.Context) error {
 		return fmt.Errorf("consent follower %s: %w", f.topic, err)
 	}
 	base := append([]kgo.Opt{kgo.SeedBrokers(f.brokers...), kgo.ClientID("idstream-consent"),
-		kgo.RecordPartitioner(processors.KeyPartitioner())}, f.kgoOpts...)
+		kgo.RecordPartitioner(stream.KeyPartitioner())}, f.kgoOpts...)
 	adm, err := kgo.NewClient(base...)
 	if err != nil {
 		return stop(err)

@@ -13,8 +13,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/idstream/idstream/internal/problem"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // configBody is GET /v1/config (API.md section 2).
@@ -127,21 +127,21 @@ func (s *Server) postConsents(c *fiber.Ctx) error {
 		return err
 	}
 	recs := s.newRecords(&req)
-	outs := make([]processors.Output, 0, len(recs)+1)
+	outs := make([]stream.Output, 0, len(recs)+1)
 	for _, r := range recs {
 		ev := toEvent(t.ID, req.TrackingID, r)
 		data, err := s.cfg.Encoder.Encode(schemas.TopicConsents, ev)
 		if err != nil {
 			return err // 500 internal, logged without the record
 		}
-		outs = append(outs, processors.Output{Topic: schemas.TopicConsents, Key: []byte(req.TrackingID), Value: data})
+		outs = append(outs, stream.Output{Topic: schemas.TopicConsents, Key: []byte(req.TrackingID), Value: data})
 		if RequiresBiometricErasure(&ev) {
 			// Beside the withdrawal, in the same acknowledged call: the erasure request.
 			data, err := s.cfg.Encoder.Encode(schemas.TopicErasures, ErasureRequest(&ev))
 			if err != nil {
 				return err
 			}
-			outs = append(outs, processors.Output{Topic: schemas.TopicErasures, Key: []byte(req.TrackingID), Value: data})
+			outs = append(outs, stream.Output{Topic: schemas.TopicErasures, Key: []byte(req.TrackingID), Value: data})
 		}
 	}
 	if err := s.cfg.Publisher.Produce(c.UserContext(), outs...); err != nil {

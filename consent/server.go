@@ -22,9 +22,9 @@ import (
 
 	"github.com/idstream/idstream/internal/problem"
 	"github.com/idstream/idstream/internal/tenant"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // HeaderCMPKey carries the CMP API key.
@@ -44,9 +44,9 @@ const (
 )
 
 // Publisher produces records and returns once every one is acknowledged by the brokers
-// (processors.Producer satisfies it).
+// (stream.Producer satisfies it).
 type Publisher interface {
-	Produce(ctx context.Context, outs ...processors.Output) error
+	Produce(ctx context.Context, outs ...stream.Output) error
 }
 
 // Encoder encodes an event for a topic (schemas.Codec satisfies it).

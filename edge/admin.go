@@ -5,8 +5,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // Blocklist entry kinds.
@@ -155,7 +155,7 @@ func (s *Server) replayWebhooks(c *fiber.Ctx) error {
 	}
 
 	now := s.now().UTC().Truncate(time.Millisecond)
-	var outs []processors.Output
+	var outs []stream.Output
 	replayed := 0
 	for _, st := range sessions {
 		url := schemas.WebhookTarget(st, t.WebhookURL)

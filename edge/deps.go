@@ -3,13 +3,13 @@ package edge
 import (
 	"context"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // Publisher produces records and returns once every one is acknowledged by the brokers.
 type Publisher interface {
-	Produce(ctx context.Context, outs ...processors.Output) error
+	Produce(ctx context.Context, outs ...stream.Output) error
 }
 
 // Encoder encodes an event for a topic (schemas.Codec satisfies it).

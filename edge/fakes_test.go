@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/idstream/idstream/internal/blob"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // jsonEncoder encodes events as JSON so tests can read what was produced.
@@ -23,11 +23,11 @@ func (jsonEncoder) Encode(topic string, v any) ([]byte, error) { return json.Mar
 
 type fakePublisher struct {
 	mu   sync.Mutex
-	outs []processors.Output
+	outs []stream.Output
 	fail error
 }
 
-func (p *fakePublisher) Produce(_ context.Context, outs ...processors.Output) error {
+func (p *fakePublisher) Produce(_ context.Context, outs ...stream.Output) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.fail != nil {
@@ -37,10 +37,10 @@ func (p *fakePublisher) Produce(_ context.Context, outs ...processors.Output) er
 	return nil
 }
 
-func (p *fakePublisher) on(topic string) []processors.Output {
+func (p *fakePublisher) on(topic string) []stream.Output {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var r []processors.Output
+	var r []stream.Output
 	for _, o := range p.outs {
 		if o.Topic == topic {
 			r = append(r, o)
@@ -203,7 +203,7 @@ func (c *testClock) Advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-func decodeProduced[T any](t *testing.T, o processors.Output) T {
+func decodeProduced[T any](t *testing.T, o stream.Output) T {
 	t.Helper()
 	var v T
 	if err := json.Unmarshal(o.Value, &v); err != nil {

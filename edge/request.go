@@ -12,8 +12,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // mediaType returns the request's media type, lower case, without parameters.
@@ -114,16 +114,16 @@ func (s *Server) envelope(sessionID, tenantID string) schemas.Envelope {
 }
 
 // output encodes v for topic, keyed by key.
-func (s *Server) output(topic, key string, v any) (processors.Output, error) {
+func (s *Server) output(topic, key string, v any) (stream.Output, error) {
 	data, err := s.cfg.Encoder.Encode(topic, v)
 	if err != nil {
-		return processors.Output{}, fmt.Errorf("encode for %s: %w", topic, err)
+		return stream.Output{}, fmt.Errorf("encode for %s: %w", topic, err)
 	}
-	return processors.Output{Topic: topic, Key: []byte(key), Value: data}, nil
+	return stream.Output{Topic: topic, Key: []byte(key), Value: data}, nil
 }
 
 // produce publishes outs and maps a failure to 503 (logged without payloads).
-func (s *Server) produce(c *fiber.Ctx, outs ...processors.Output) error {
+func (s *Server) produce(c *fiber.Ctx, outs ...stream.Output) error {
 	if err := s.cfg.Publisher.Produce(c.UserContext(), outs...); err != nil {
 		s.log.Error("edge: produce failed", "request_id", requestID(c), "records", len(outs), "err", err)
 		return errUnavailable()

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/idstream/idstream/internal/registry"
-	"github.com/idstream/idstream/processors"
 	chsink "github.com/idstream/idstream/sinks/clickhouse"
+	"github.com/idstream/idstream/stream"
 )
 
 // runDev is `make run`: every group, the edge and an embedded broker persisted under
@@ -206,7 +206,7 @@ func runTopics(ctx context.Context, args []string, stdout io.Writer) error {
 		return errors.New("KAFKA_BROKERS is required")
 	}
 	specs := topicSpecs(cfg.Partitions)
-	if err := processors.EnsureTopics(ctx, cfg.Brokers, specs); err != nil {
+	if err := stream.EnsureTopics(ctx, cfg.Brokers, specs); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%d topics present with %d partitions\n", len(specs), cfg.Partitions)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/stream"
 )
 
 // errUsage is returned after a flag set has printed its own usage.
@@ -71,7 +71,7 @@ func flagSet(name string, cfg *Config) *flag.FlagSet {
 		budget = 1500 * time.Millisecond
 	}
 	fs.DurationVar(&cfg.QualityBudget, "quality-budget", budget, "how long a step waits for the quality gate (env IDSTREAM_QUALITY_BUDGET)")
-	cfg.Brokers = processors.BrokersFromEnv()
+	cfg.Brokers = stream.BrokersFromEnv()
 	cfg.RegistryURL = os.Getenv("SCHEMA_REGISTRY_URL")
 	cfg.TokenSecret = os.Getenv("IDSTREAM_TOKEN_SECRET")
 	cfg.IdentityToken = os.Getenv("IDSTREAM_REGISTRY_TOKEN")

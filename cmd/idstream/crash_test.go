@@ -15,9 +15,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/session"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // crashClientOpts make a killed member's partitions and open transaction come back in
@@ -58,10 +58,10 @@ func crashRun(t *testing.T, n int, crash bool) []string {
 	s := testService(t, slices.DeleteFunc(slices.Clone(allGroups), func(g string) bool { return g == "session" }))
 	c := newClient(t, s)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	member := func() *processors.StatefulRunner {
-		r, err := processors.NewStatefulRunner(session.NewGroup(s.codec),
-			processors.WithBrokers(s.brokers), processors.WithLogger(log),
-			processors.WithKgoOpts(crashClientOpts()...))
+	member := func() *stream.StatefulRunner {
+		r, err := stream.NewStatefulRunner(session.NewGroup(s.codec),
+			stream.WithBrokers(s.brokers), stream.WithLogger(log),
+			stream.WithKgoOpts(crashClientOpts()...))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +69,7 @@ func crashRun(t *testing.T, n int, crash bool) []string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var members sync.WaitGroup
-	run := func(r *processors.StatefulRunner) {
+	run := func(r *stream.StatefulRunner) {
 		members.Add(1)
 		go func() { defer members.Done(); _ = r.Run(ctx) }()
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/idstream/idstream/internal/imagequality"
 	"github.com/idstream/idstream/internal/mrtd"
 	"github.com/idstream/idstream/internal/registry"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/chip"
 	"github.com/idstream/idstream/processors/decision"
 	"github.com/idstream/idstream/processors/erasure"
@@ -25,6 +24,7 @@ import (
 	"github.com/idstream/idstream/processors/ocr"
 	"github.com/idstream/idstream/processors/quality"
 	"github.com/idstream/idstream/processors/session"
+	"github.com/idstream/idstream/stream"
 )
 
 // allGroups is every processor group this binary can run, in start order.
@@ -67,11 +67,11 @@ func loadPolicy(path string, flows flow.Set) (decision.Policy, error) {
 func (s *Service) startGroup(name string, blobs blob.Store, flows flow.Set) error {
 	opts := s.runtimeOpts(name)
 	if s.cfg.InstanceID != "" {
-		opts = append(opts, processors.WithTransactionalID(name+"-"+s.cfg.InstanceID))
+		opts = append(opts, stream.WithTransactionalID(name+"-"+s.cfg.InstanceID))
 	}
 	var (
-		g        processors.Group         // a stateless group, or
-		stateful processors.StatefulGroup // a stateful one
+		g        stream.Group         // a stateless group, or
+		stateful stream.StatefulGroup // a stateful one
 		err      error
 	)
 	switch name {
@@ -120,15 +120,15 @@ func (s *Service) startGroup(name string, blobs blob.Store, flows flow.Set) erro
 	if stateful.Handler != nil {
 		err = checkSpec(name, stateful.Inputs, stateful.Outputs, stateful.Table)
 		if err == nil {
-			var r *processors.StatefulRunner
-			r, err = processors.NewStatefulRunner(stateful, opts...)
+			var r *stream.StatefulRunner
+			r, err = stream.NewStatefulRunner(stateful, opts...)
 			run = func(ctx context.Context) error { return r.Run(ctx) }
 		}
 	} else {
 		err = checkSpec(name, g.Inputs, g.Outputs, "")
 		if err == nil {
-			var r *processors.Runner
-			r, err = processors.NewRunner(g, opts...)
+			var r *stream.Runner
+			r, err = stream.NewRunner(g, opts...)
 			run = func(ctx context.Context) error { return r.Run(ctx) }
 		}
 	}
@@ -160,15 +160,15 @@ func (s *Service) faceEngine(group string) (*face.Engine, error) {
 
 // ocrGroup declares the ocr group: Tesseract clients reading with the MRZ model of
 // --models-dir, and the face engine cropping the document's photo.
-func (s *Service) ocrGroup(blobs blob.Store) (processors.Group, error) {
+func (s *Service) ocrGroup(blobs blob.Store) (stream.Group, error) {
 	faces, err := s.faceEngine("ocr")
 	if err != nil {
-		return processors.Group{}, err
+		return stream.Group{}, err
 	}
 	if s.ocrReader == nil {
 		reader, err := docread.New(docread.Config{MRZModelDir: s.cfg.ModelsDir, PoolSize: 2})
 		if err != nil {
-			return processors.Group{}, fmt.Errorf("ocr models (make deps fetches them): %w", err)
+			return stream.Group{}, fmt.Errorf("ocr models (make deps fetches them): %w", err)
 		}
 		s.ocrReader = reader
 	}
@@ -176,14 +176,14 @@ func (s *Service) ocrGroup(blobs blob.Store) (processors.Group, error) {
 }
 
 // chipGroup declares the chip group with the CSCA trust anchors and the identity registry.
-func (s *Service) chipGroup(blobs blob.Store) (processors.Group, error) {
+func (s *Service) chipGroup(blobs blob.Store) (stream.Group, error) {
 	trust, err := s.loadTrust()
 	if err != nil {
-		return processors.Group{}, err
+		return stream.Group{}, err
 	}
 	reg, err := s.registryClient()
 	if err != nil {
-		return processors.Group{}, err
+		return stream.Group{}, err
 	}
 	return chip.NewGroup(s.codec, blobs, trust, reg, chip.WithLogger(s.log.With("group", "chip"))), nil
 }
@@ -204,32 +204,32 @@ func (s *Service) registryClient() (registry.Registry, error) {
 // fraudGroup declares the fraud group and starts the views it looks up (fraud.Spec's
 // lookups): the blocklist (id numbers and faces), the capture index and the face index, each
 // a view of a compacted topic.
-func (s *Service) fraudGroup(blobs blob.Store) (processors.Group, error) {
+func (s *Service) fraudGroup(blobs blob.Store) (stream.Group, error) {
 	key, err := s.tokenSecret()
 	if err != nil {
-		return processors.Group{}, err
+		return stream.Group{}, err
 	}
 	reg, err := s.registryClient()
 	if err != nil {
-		return processors.Group{}, err
+		return stream.Group{}, err
 	}
 	blocklist, err := fraud.NewBlocklist(s.codec, s.runtimeOpts("fraud-blocklist")...)
 	if err != nil {
-		return processors.Group{}, err
+		return stream.Group{}, err
 	}
 	s.spawn("fraud blocklist", blocklist.Run)
 	sightings, err := fraud.NewCaptureIndex(s.runtimeOpts("fraud-captures")...)
 	if err != nil {
-		return processors.Group{}, err
+		return stream.Group{}, err
 	}
 	s.spawn("fraud capture index", sightings.Run)
 	faces, err := s.faceEngine("fraud")
 	if err != nil {
-		return processors.Group{}, err
+		return stream.Group{}, err
 	}
 	faceIndex, err := fraud.NewFaceIndex(s.codec, s.runtimeOpts("fraud-faces")...)
 	if err != nil {
-		return processors.Group{}, err
+		return stream.Group{}, err
 	}
 	s.spawn("fraud face index", faceIndex.Run)
 	return fraud.NewGroup(s.codec, key, blocklist, sightings,

@@ -32,8 +32,8 @@ import (
 	"github.com/idstream/idstream/internal/face/facetest"
 	"github.com/idstream/idstream/internal/imagequality"
 	"github.com/idstream/idstream/internal/mrtd/mrtdtest"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/chip/chiptest"
+	"github.com/idstream/idstream/stream"
 )
 
 // TestMain makes sure Tesseract (the ocr group) runs with OMP_THREAD_LIMIT=1: OpenMP reads
@@ -86,7 +86,7 @@ func testService(t testing.TB, groups []string, mutate ...func(*Config)) *testEn
 		Partitions:    3,
 		QualityBudget: 3 * time.Second,
 		Groups:        groups,
-		Brokers:       processors.BrokersFromEnv(),
+		Brokers:       stream.BrokersFromEnv(),
 	}
 	for _, m := range mutate {
 		m(&cfg)

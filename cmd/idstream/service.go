@@ -23,9 +23,9 @@ import (
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/registry"
 	"github.com/idstream/idstream/internal/tenant"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/fraud"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // topicRetention is the retention of the event topics that are not compacted.
@@ -37,14 +37,14 @@ const topicRetention = 7 * 24 * time.Hour
 type Service struct {
 	cfg     Config
 	log     *slog.Logger
-	broker  *processors.Embedded
+	broker  *stream.Embedded
 	brokers []string
 	codec   *schemas.Codec
 	reg     *prometheus.Registry
-	metrics *processors.Metrics
+	metrics *stream.Metrics
 	kgoOpts []kgo.Opt
 
-	producer *processors.Producer
+	producer *stream.Producer
 	tenants  *tenant.Registry
 	edge     *edge.Server
 	edgeLn   net.Listener
@@ -93,21 +93,21 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 		}
 	}()
 	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	s.metrics = processors.NewMetrics(s.reg)
+	s.metrics = stream.NewMetrics(s.reg)
 
 	s.brokers = cfg.Brokers
 	if len(s.brokers) == 0 {
-		s.broker, err = processors.StartEmbedded(
-			processors.WithDataDir(filepath.Join(cfg.DataDir, "kafka")),
-			processors.WithListenAddr(cfg.KafkaAddr),
-			processors.WithPartitionsDefault(cfg.Partitions),
+		s.broker, err = stream.StartEmbedded(
+			stream.WithDataDir(filepath.Join(cfg.DataDir, "kafka")),
+			stream.WithListenAddr(cfg.KafkaAddr),
+			stream.WithPartitionsDefault(cfg.Partitions),
 		)
 		if err != nil {
 			return s, fmt.Errorf("embedded broker: %w", err)
 		}
 		s.brokers = s.broker.Addrs()
 	}
-	if err := processors.EnsureTopics(ctx, s.brokers, topicSpecs(cfg.Partitions)); err != nil {
+	if err := stream.EnsureTopics(ctx, s.brokers, topicSpecs(cfg.Partitions)); err != nil {
 		return s, fmt.Errorf("topics: %w", err)
 	}
 	var codecOpts []schemas.CodecOption
@@ -145,7 +145,7 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 		if s.tenants, err = s.loadTenants(); err != nil {
 			return s, err
 		}
-		if s.producer, err = processors.NewProducer(s.runtimeOpts("producer")...); err != nil {
+		if s.producer, err = stream.NewProducer(s.runtimeOpts("producer")...); err != nil {
 			return s, fmt.Errorf("producer: %w", err)
 		}
 	}
@@ -176,10 +176,10 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 }
 
 // topicSpecs lists every topic of the contract and a dead-letter topic for each.
-func topicSpecs(partitions int) []processors.TopicSpec {
-	var specs []processors.TopicSpec
+func topicSpecs(partitions int) []stream.TopicSpec {
+	var specs []stream.TopicSpec
 	for _, t := range schemas.Topics() {
-		spec := processors.TopicSpec{Name: t.Name, Partitions: int32(partitions), Compacted: t.Compacted}
+		spec := stream.TopicSpec{Name: t.Name, Partitions: int32(partitions), Compacted: t.Compacted}
 		switch {
 		case t.Name == schemas.TopicConsents, t.Name == schemas.TopicErasures:
 			spec.Retention = -1 // the controller's evidence; the consent index is rebuilt from it
@@ -187,18 +187,18 @@ func topicSpecs(partitions int) []processors.TopicSpec {
 			spec.Retention = topicRetention
 		}
 		specs = append(specs, spec,
-			processors.TopicSpec{Name: t.Name + ".dlq", Partitions: int32(partitions), Retention: 4 * topicRetention})
+			stream.TopicSpec{Name: t.Name + ".dlq", Partitions: int32(partitions), Retention: 4 * topicRetention})
 	}
 	return append(specs, fraud.TopicSpecs(int32(partitions))...)
 }
 
-func (s *Service) runtimeOpts(group string) []processors.Option {
-	return []processors.Option{
-		processors.WithBrokers(s.brokers),
-		processors.WithLogger(s.log),
-		processors.WithMetrics(s.metrics),
-		processors.WithClientID("idstream-" + group),
-		processors.WithKgoOpts(s.kgoOpts...),
+func (s *Service) runtimeOpts(group string) []stream.Option {
+	return []stream.Option{
+		stream.WithBrokers(s.brokers),
+		stream.WithLogger(s.log),
+		stream.WithMetrics(s.metrics),
+		stream.WithClientID("idstream-" + group),
+		stream.WithKgoOpts(s.kgoOpts...),
 	}
 }
 

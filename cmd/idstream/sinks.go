@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/idstream/idstream/internal/chserver"
-	"github.com/idstream/idstream/processors"
 	chsink "github.com/idstream/idstream/sinks/clickhouse"
 	"github.com/idstream/idstream/sinks/webhook"
+	"github.com/idstream/idstream/stream"
 )
 
 // allSinks is every sink this binary can run.
@@ -76,7 +76,7 @@ func (s *Service) startClickHouseSink() error {
 	if err != nil {
 		return fmt.Errorf("clickhouse sink: %w", err)
 	}
-	r, err := processors.NewBatchRunner(sink.Group(), s.runtimeOpts("clickhouse")...)
+	r, err := stream.NewBatchRunner(sink.Group(), s.runtimeOpts("clickhouse")...)
 	if err != nil {
 		return fmt.Errorf("clickhouse sink: %w", err)
 	}

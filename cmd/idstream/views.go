@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // stateView is the edge's read model of sessions: the compacted session-state topic,
@@ -16,7 +16,7 @@ import (
 // Safe for concurrent use.
 type stateView struct {
 	codec *schemas.Codec
-	view  *processors.View
+	view  *stream.View
 
 	mu          sync.Mutex
 	provisional map[string]*schemas.SessionState
@@ -33,9 +33,9 @@ type openedAt struct {
 // group folds it within milliseconds unless it is down.
 const provisionalTTL = 10 * time.Minute
 
-func newStateView(codec *schemas.Codec, opts ...processors.Option) (*stateView, error) {
+func newStateView(codec *schemas.Codec, opts ...stream.Option) (*stateView, error) {
 	v := &stateView{codec: codec, provisional: map[string]*schemas.SessionState{}}
-	view, err := processors.NewView(schemas.TopicSessionState, append(opts, processors.WithOnUpdate(v.forget))...)
+	view, err := stream.NewView(schemas.TopicSessionState, append(opts, stream.WithOnUpdate(v.forget))...)
 	if err != nil {
 		return nil, fmt.Errorf("session-state view: %w", err)
 	}
@@ -150,7 +150,7 @@ func (v *stateView) Range(fn func(*schemas.SessionState) bool) {
 // Safe for concurrent use.
 type qualityReplies struct {
 	codec *schemas.Codec
-	tail  *processors.Tail
+	tail  *stream.Tail
 
 	mu      sync.Mutex
 	recent  map[string]*schemas.QualityAssessed
@@ -161,9 +161,9 @@ type qualityReplies struct {
 // replyTTL bounds how long an unclaimed answer is kept.
 const replyTTL = 2 * time.Minute
 
-func newQualityReplies(codec *schemas.Codec, opts ...processors.Option) (*qualityReplies, error) {
+func newQualityReplies(codec *schemas.Codec, opts ...stream.Option) (*qualityReplies, error) {
 	r := &qualityReplies{codec: codec, recent: map[string]*schemas.QualityAssessed{}, waiters: map[string][]chan *schemas.QualityAssessed{}}
-	tail, err := processors.NewTail(schemas.TopicQuality, r.deliver, opts...)
+	tail, err := stream.NewTail(schemas.TopicQuality, r.deliver, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("quality replies: %w", err)
 	}
@@ -174,7 +174,7 @@ func newQualityReplies(codec *schemas.Codec, opts ...processors.Option) (*qualit
 // Run consumes quality answers until ctx ends.
 func (r *qualityReplies) Run(ctx context.Context) error { return r.tail.Run(ctx) }
 
-func (r *qualityReplies) deliver(rec *processors.Record) {
+func (r *qualityReplies) deliver(rec *stream.Record) {
 	var q schemas.QualityAssessed
 	if err := r.codec.Decode(rec.Topic, rec.Value, &q); err != nil {
 		return

@@ -2,7 +2,6 @@ package docgen
 
 import (
 	"fmt"
-	"golang.org/x/image/draw"
 	"image"
 	_ "image/jpeg"
 	"image/png"
@@ -10,6 +9,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"golang.org/x/image/draw"
 )
 
 var testRef = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)

@@ -9,9 +9,9 @@ import (
 	"github.com/idstream/idstream/internal/benchmetrics"
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/mrtd/mrtdtest"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/chip/chiptest"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // BenchmarkHandler is the group's time per chip read (SOD, DG1, DG2 with a JPEG face, DG13,
@@ -56,7 +56,7 @@ func BenchmarkHandler(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rec := &processors.Record{Topic: schemas.TopicCaptures, Key: []byte(sessionID), Value: v}
+	rec := &stream.Record{Topic: schemas.TopicCaptures, Key: []byte(sessionID), Value: v}
 	benchmetrics.Measure(b, 1, func() {
 		outs, err := g.Handler(context.Background(), rec)
 		if err != nil || len(outs) != 1 {

@@ -24,9 +24,9 @@ import (
 	"github.com/idstream/idstream/internal/lds"
 	"github.com/idstream/idstream/internal/mrtd"
 	"github.com/idstream/idstream/internal/registry"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // GroupName is the consumer group id.
@@ -136,7 +136,7 @@ func WithLogger(l *slog.Logger) Option {
 // topic, an undecodable record, a capture without session or capture id, a blob store
 // failure other than not-found, too large or invalid key, an encoding failure, or when ctx
 // ends while it works. It is safe for concurrent use.
-func NewGroup(codec processors.Codec, blobs blob.Store, trust *mrtd.Trust, reg registry.Registry, opts ...Option) processors.Group {
+func NewGroup(codec stream.Codec, blobs blob.Store, trust *mrtd.Trust, reg registry.Registry, opts ...Option) stream.Group {
 	g := &group{
 		codec: codec, blobs: blobs, trust: trust, reg: reg,
 		now: time.Now, registryTimeout: DefaultRegistryTimeout,
@@ -145,17 +145,17 @@ func NewGroup(codec processors.Codec, blobs blob.Store, trust *mrtd.Trust, reg r
 	for _, o := range opts {
 		o(g)
 	}
-	input := processors.On(schemas.Captures, g.handle)
-	return processors.Group{
+	input := stream.On(schemas.Captures, g.handle)
+	return stream.Group{
 		Name:    GroupName,
-		Inputs:  processors.Topics(input),
+		Inputs:  stream.Topics(input),
 		Outputs: Spec().Outputs,
-		Handler: processors.Handle(GroupName, codec, input),
+		Handler: stream.Handle(GroupName, codec, input),
 	}
 }
 
 type group struct {
-	codec           processors.Codec
+	codec           stream.Codec
 	blobs           blob.Store
 	trust           *mrtd.Trust
 	reg             registry.Registry
@@ -165,7 +165,7 @@ type group struct {
 	log             *slog.Logger
 }
 
-func (g *group) handle(ctx context.Context, rec *processors.Record, c *schemas.CaptureSubmitted) ([]processors.Output, error) {
+func (g *group) handle(ctx context.Context, rec *stream.Record, c *schemas.CaptureSubmitted) ([]stream.Output, error) {
 	if c.Step != StepNFC {
 		return nil, nil
 	}
@@ -176,11 +176,11 @@ func (g *group) handle(ctx context.Context, rec *processors.Record, c *schemas.C
 	if err != nil || ev == nil {
 		return nil, err
 	}
-	out, err := processors.Emit(g.codec, schemas.Chip, []byte(c.Envelope.SessionID), ev)
+	out, err := stream.Emit(g.codec, schemas.Chip, []byte(c.Envelope.SessionID), ev)
 	if err != nil {
 		return nil, fmt.Errorf("result of capture %s: %w", c.CaptureID, err)
 	}
-	return []processors.Output{out}, nil
+	return []stream.Output{out}, nil
 }
 
 // verify loads the capture's files and verifies them; nil, nil when a file is gone.

@@ -21,9 +21,9 @@ import (
 	"github.com/idstream/idstream/internal/mrtd"
 	"github.com/idstream/idstream/internal/mrtd/mrtdtest"
 	"github.com/idstream/idstream/internal/registry"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/chip/chiptest"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 const (
@@ -41,7 +41,7 @@ type fixture struct {
 	t     *testing.T
 	codec *schemas.Codec
 	blobs blob.Store
-	group processors.Group
+	group stream.Group
 	at    time.Time
 }
 
@@ -74,7 +74,7 @@ func newPKI(t *testing.T, alg mrtdtest.Algorithm) *mrtdtest.PKI {
 }
 
 // record stores files as the edge does and returns the nfc capture record.
-func (f *fixture) record(files map[string][]byte, nonce []byte) *processors.Record {
+func (f *fixture) record(files map[string][]byte, nonce []byte) *stream.Record {
 	f.t.Helper()
 	c := schemas.CaptureSubmitted{
 		Envelope:  schemas.Envelope{EventID: "evt_c1", SessionID: sessionID, TenantID: tenantID, OccurredAt: f.at, Producer: "edge"},
@@ -96,17 +96,17 @@ func (f *fixture) record(files map[string][]byte, nonce []byte) *processors.Reco
 	return f.encode(&c)
 }
 
-func (f *fixture) encode(c *schemas.CaptureSubmitted) *processors.Record {
+func (f *fixture) encode(c *schemas.CaptureSubmitted) *stream.Record {
 	f.t.Helper()
 	v, err := f.codec.Encode(schemas.TopicCaptures, c)
 	if err != nil {
 		f.t.Fatalf("Encode: %v", err)
 	}
-	return &processors.Record{Topic: schemas.TopicCaptures, Key: []byte(sessionID), Value: v}
+	return &stream.Record{Topic: schemas.TopicCaptures, Key: []byte(sessionID), Value: v}
 }
 
 // run handles rec and returns its one ChipVerified.
-func (f *fixture) run(rec *processors.Record) *schemas.ChipVerified {
+func (f *fixture) run(rec *stream.Record) *schemas.ChipVerified {
 	f.t.Helper()
 	outs, err := f.group.Handler(context.Background(), rec)
 	if err != nil {
@@ -528,7 +528,7 @@ func TestRecordsWithoutWork(t *testing.T) {
 		Envelope:  schemas.Envelope{EventID: "e", SessionID: sessionID, TenantID: tenantID, OccurredAt: f.at},
 		CaptureID: "cap_s", Step: "selfie", Client: map[string]string{},
 	})
-	for name, rec := range map[string]*processors.Record{
+	for name, rec := range map[string]*stream.Record{
 		"selfie capture": selfie,
 		"tombstone":      {Topic: schemas.TopicCaptures, Key: []byte(sessionID)},
 	} {
@@ -545,10 +545,10 @@ func TestRecordsWithoutWork(t *testing.T) {
 		t.Errorf("erased session: outputs %v, err %v", outs, err)
 	}
 
-	if _, err := f.group.Handler(ctx, &processors.Record{Topic: schemas.TopicQuality, Value: rec.Value}); err == nil {
+	if _, err := f.group.Handler(ctx, &stream.Record{Topic: schemas.TopicQuality, Value: rec.Value}); err == nil {
 		t.Error("record of another topic: no error")
 	}
-	if _, err := f.group.Handler(ctx, &processors.Record{Topic: schemas.TopicCaptures, Value: []byte("junk")}); err == nil {
+	if _, err := f.group.Handler(ctx, &stream.Record{Topic: schemas.TopicCaptures, Value: []byte("junk")}); err == nil {
 		t.Error("undecodable record: no error")
 	}
 }

@@ -9,9 +9,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // GroupName is the consumer group id.
@@ -27,34 +27,34 @@ const GroupName = "decision"
 // (retried, then dead-lettered) for a record of another topic, an undecodable snapshot or a
 // snapshot whose session id is not its key. p should be valid (see Policy.Validate).
 // The handler is safe for concurrent use.
-func NewGroup(codec processors.Codec, p Policy) processors.StatefulGroup {
+func NewGroup(codec stream.Codec, p Policy) stream.StatefulGroup {
 	g := &group{codec: codec, policy: p}
-	input := processors.OnTable(schemas.SessionStates, g.decide).WithTombstones(g.erase)
-	return processors.StatefulGroup{
+	input := stream.OnTable(schemas.SessionStates, g.decide).WithTombstones(g.erase)
+	return stream.StatefulGroup{
 		Name:    GroupName,
-		Inputs:  processors.Topics(input),
+		Inputs:  stream.Topics(input),
 		Outputs: Spec().Outputs,
 		Table:   Spec().Table,
-		Handler: processors.HandleTable(GroupName, codec, input),
+		Handler: stream.HandleTable(GroupName, codec, input),
 	}
 }
 
 type group struct {
-	codec  processors.Codec
+	codec  stream.Codec
 	policy Policy
 }
 
 // erase answers a snapshot's tombstone (the session's erasure) with the decision's: its
 // sinks remove their personal data on it.
-func (g *group) erase(_ context.Context, rec *processors.Record, _ processors.Table) ([]processors.Output, error) {
+func (g *group) erase(_ context.Context, rec *stream.Record, _ stream.Table) ([]stream.Output, error) {
 	if len(rec.Key) == 0 {
 		return nil, fmt.Errorf("snapshot tombstone at offset %d has no key", rec.Offset)
 	}
-	return []processors.Output{{Topic: schemas.TopicDecisions, Key: rec.Key}}, nil
+	return []stream.Output{{Topic: schemas.TopicDecisions, Key: rec.Key}}, nil
 }
 
 // decide decides the session of a snapshot, once: nothing when the table holds its decision.
-func (g *group) decide(_ context.Context, rec *processors.Record, st *schemas.SessionState, table processors.Table) ([]processors.Output, error) {
+func (g *group) decide(_ context.Context, rec *stream.Record, st *schemas.SessionState, table stream.Table) ([]stream.Output, error) {
 	if len(rec.Key) == 0 || !bytes.Equal(rec.Key, []byte(st.Envelope.SessionID)) {
 		return nil, fmt.Errorf("snapshot at offset %d: key is not the snapshot's session id", rec.Offset)
 	}
@@ -65,11 +65,11 @@ func (g *group) decide(_ context.Context, rec *processors.Record, st *schemas.Se
 	if !ok {
 		return nil, nil
 	}
-	out, err := processors.Emit(g.codec, schemas.Decisions, rec.Key, d)
+	out, err := stream.Emit(g.codec, schemas.Decisions, rec.Key, d)
 	if err != nil {
 		return nil, err
 	}
-	return []processors.Output{out}, nil
+	return []stream.Output{out}, nil
 }
 
 // Spec is the decision group: session snapshots in, one decision per session out (its table).

@@ -5,11 +5,11 @@ import (
 	"testing"
 
 	"github.com/idstream/idstream/internal/flow"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
-// memTable is the in-test processors.Table: a map the test applies table outputs to.
+// memTable is the in-test stream.Table: a map the test applies table outputs to.
 type memTable map[string][]byte
 
 func (m memTable) Get(key []byte) ([]byte, bool) {
@@ -25,7 +25,7 @@ func (m memTable) Range(fn func(key, value []byte) bool) {
 	}
 }
 
-func (m memTable) apply(outs []processors.Output) {
+func (m memTable) apply(outs []stream.Output) {
 	for _, o := range outs {
 		if o.Topic != schemas.TopicDecisions {
 			continue
@@ -47,13 +47,13 @@ func newCodec(t *testing.T) *schemas.Codec {
 	return c
 }
 
-func snapshotRecord(t *testing.T, c *schemas.Codec, st *schemas.SessionState, offset int64) *processors.Record {
+func snapshotRecord(t *testing.T, c *schemas.Codec, st *schemas.SessionState, offset int64) *stream.Record {
 	t.Helper()
 	b, err := c.Encode(schemas.TopicSessionState, st)
 	if err != nil {
 		t.Fatalf("encode snapshot: %v", err)
 	}
-	return &processors.Record{Topic: schemas.TopicSessionState, Key: []byte(st.Envelope.SessionID), Value: b, Offset: offset}
+	return &stream.Record{Topic: schemas.TopicSessionState, Key: []byte(st.Envelope.SessionID), Value: b, Offset: offset}
 }
 
 func TestGroupDeclaration(t *testing.T) {
@@ -69,7 +69,7 @@ func TestGroupDecidesOnce(t *testing.T) {
 	g := NewGroup(c, DefaultPolicy(flow.Default()))
 	table := memTable{}
 	ctx := context.Background()
-	handle := func(st *schemas.SessionState, offset int64) []processors.Output {
+	handle := func(st *schemas.SessionState, offset int64) []stream.Output {
 		t.Helper()
 		outs, err := g.Handler(ctx, snapshotRecord(t, c, st, offset), table)
 		if err != nil {
@@ -115,7 +115,7 @@ func TestGroupDecidesOnce(t *testing.T) {
 	}
 
 	// Erasure tombstones the decision.
-	outs, err := g.Handler(ctx, &processors.Record{Topic: schemas.TopicSessionState, Key: []byte(sid), Offset: 5}, table)
+	outs, err := g.Handler(ctx, &stream.Record{Topic: schemas.TopicSessionState, Key: []byte(sid), Offset: 5}, table)
 	if err != nil || len(outs) != 1 || outs[0].Value != nil || string(outs[0].Key) != sid || outs[0].Topic != schemas.TopicDecisions {
 		t.Fatalf("erasure: %+v %v", outs, err)
 	}
@@ -129,7 +129,7 @@ func TestGroupRejectsBadRecords(t *testing.T) {
 	c := newCodec(t)
 	g := NewGroup(c, DefaultPolicy(flow.Default()))
 	good := snapshotRecord(t, c, processing(), 0)
-	for name, rec := range map[string]*processors.Record{
+	for name, rec := range map[string]*stream.Record{
 		"other topic":  {Topic: schemas.TopicSessions, Key: []byte(sid), Value: good.Value},
 		"undecodable":  {Topic: schemas.TopicSessionState, Key: []byte(sid), Value: []byte("garbage")},
 		"key mismatch": {Topic: schemas.TopicSessionState, Key: []byte("ses_other"), Value: good.Value},

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/idstream/idstream/internal/blob"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // DeleterGroupName is the consumer group id of DeleterGroup and the producer name of its
@@ -48,29 +48,29 @@ func DeletedEventID(sessionID string, uris []string) string {
 // tombstones produce nothing. A blob that cannot be deleted (store error, or a URI the
 // store does not serve) is an error: the record is retried, then dead-lettered, and the
 // erasure stays pending in the snapshot.
-func DeleterGroup(codec processors.Codec, store blob.Store, opts ...DeleterOption) processors.Group {
+func DeleterGroup(codec stream.Codec, store blob.Store, opts ...DeleterOption) stream.Group {
 	d := &deleter{codec: codec, store: store, now: time.Now}
 	for _, o := range opts {
 		if o != nil {
 			o(d)
 		}
 	}
-	input := processors.On(schemas.SessionStates, d.handle)
-	return processors.Group{
+	input := stream.On(schemas.SessionStates, d.handle)
+	return stream.Group{
 		Name:    DeleterGroupName,
-		Inputs:  processors.Topics(input),
+		Inputs:  stream.Topics(input),
 		Outputs: DeleterSpec().Outputs,
-		Handler: processors.Handle(DeleterGroupName, codec, input),
+		Handler: stream.Handle(DeleterGroupName, codec, input),
 	}
 }
 
 type deleter struct {
-	codec processors.Codec
+	codec stream.Codec
 	store blob.Store
 	now   func() time.Time
 }
 
-func (d *deleter) handle(ctx context.Context, rec *processors.Record, st *schemas.SessionState) ([]processors.Output, error) {
+func (d *deleter) handle(ctx context.Context, rec *stream.Record, st *schemas.SessionState) ([]stream.Output, error) {
 	e := st.BiometricErasure
 	if e == nil || (len(e.Pending) == 0 && e.ErasedAt != nil) {
 		return nil, nil
@@ -93,11 +93,11 @@ func (d *deleter) handle(ctx context.Context, rec *processors.Record, st *schema
 		},
 		BiometricsErased: &schemas.BiometricsErased{ConsentID: e.ConsentID, BlobsDeleted: uris, ErasedAt: at},
 	}
-	out, err := processors.Emit(d.codec, schemas.Sessions, rec.Key, &ev)
+	out, err := stream.Emit(d.codec, schemas.Sessions, rec.Key, &ev)
 	if err != nil {
 		return nil, err
 	}
-	return []processors.Output{out}, nil
+	return []stream.Output{out}, nil
 }
 
 // DeleterSpec is the erasure blobs group: snapshots with blobs to erase in, the erasure done

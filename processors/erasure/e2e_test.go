@@ -10,10 +10,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idstream/idstream/internal/blob"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/erasure"
 	"github.com/idstream/idstream/processors/session"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // env is one embedded broker with every topic of the contract, a real blob.FS, the codec
@@ -23,9 +23,9 @@ type env struct {
 	brokers []string
 	codec   *schemas.Codec
 	blobs   *blob.FS
-	prod    *processors.Producer
-	states  *processors.View
-	table   *processors.View
+	prod    *stream.Producer
+	states  *stream.View
+	table   *stream.View
 	now     time.Time
 }
 
@@ -36,18 +36,18 @@ const partitions = 1
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	b, err := processors.StartEmbedded(processors.WithDataDir(t.TempDir()), processors.WithPartitionsDefault(partitions))
+	b, err := stream.StartEmbedded(stream.WithDataDir(t.TempDir()), stream.WithPartitionsDefault(partitions))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
-	var specs []processors.TopicSpec
+	var specs []stream.TopicSpec
 	for _, ti := range schemas.Topics() {
-		specs = append(specs, processors.TopicSpec{Name: ti.Name, Partitions: partitions, Compacted: ti.Compacted})
+		specs = append(specs, stream.TopicSpec{Name: ti.Name, Partitions: partitions, Compacted: ti.Compacted})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := processors.EnsureTopics(ctx, b.Addrs(), specs); err != nil {
+	if err := stream.EnsureTopics(ctx, b.Addrs(), specs); err != nil {
 		t.Fatal(err)
 	}
 	codec, err := schemas.NewCodec()
@@ -60,7 +60,7 @@ func newEnv(t *testing.T) *env {
 	}
 	t.Cleanup(func() { _ = fs.Close() })
 	e := &env{t: t, brokers: b.Addrs(), codec: codec, blobs: fs, now: time.Now().UTC().Truncate(time.Millisecond)}
-	if e.prod, err = processors.NewProducer(e.opts()...); err != nil {
+	if e.prod, err = stream.NewProducer(e.opts()...); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.prod.Close)
@@ -69,22 +69,22 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
-func (e *env) opts() []processors.Option {
-	return []processors.Option{
-		processors.WithBrokers(e.brokers),
-		processors.WithRetry(3, time.Millisecond),
-		processors.WithKgoOpts(kgo.FetchMaxWait(250 * time.Millisecond)),
+func (e *env) opts() []stream.Option {
+	return []stream.Option{
+		stream.WithBrokers(e.brokers),
+		stream.WithRetry(3, time.Millisecond),
+		stream.WithKgoOpts(kgo.FetchMaxWait(250 * time.Millisecond)),
 	}
 }
 
 // view starts a view of topic (onUpdate sees every record) and waits until it caught up.
-func (e *env) view(topic string, onUpdate func(key string, value []byte)) *processors.View {
+func (e *env) view(topic string, onUpdate func(key string, value []byte)) *stream.View {
 	e.t.Helper()
 	opts := e.opts()
 	if onUpdate != nil {
-		opts = append(opts, processors.WithOnUpdate(onUpdate))
+		opts = append(opts, stream.WithOnUpdate(onUpdate))
 	}
-	v, err := processors.NewView(topic, opts...)
+	v, err := stream.NewView(topic, opts...)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -114,18 +114,18 @@ func (e *env) spawn(fn func(context.Context) error) (stop func()) {
 	return stop
 }
 
-func (e *env) runStateful(g processors.StatefulGroup) func() {
+func (e *env) runStateful(g stream.StatefulGroup) func() {
 	e.t.Helper()
-	r, err := processors.NewStatefulRunner(g, e.opts()...)
+	r, err := stream.NewStatefulRunner(g, e.opts()...)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	return e.spawn(r.Run)
 }
 
-func (e *env) runStateless(g processors.Group) func() {
+func (e *env) runStateless(g stream.Group) func() {
 	e.t.Helper()
-	r, err := processors.NewRunner(g, e.opts()...)
+	r, err := stream.NewRunner(g, e.opts()...)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func (e *env) produce(topic, key string, v any) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if err := e.prod.Produce(context.Background(), processors.Output{Topic: topic, Key: []byte(key), Value: value}); err != nil {
+	if err := e.prod.Produce(context.Background(), stream.Output{Topic: topic, Key: []byte(key), Value: value}); err != nil {
 		e.t.Fatal(err)
 	}
 }

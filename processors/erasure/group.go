@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // GroupName is the consumer group id of Group and the producer name of its records.
@@ -28,27 +28,27 @@ func OrderEventID(sessionID, consentID string) string {
 // keyed by the session id, in the same transaction as the table update. A record whose
 // key is not its tracking id, or that cannot be decoded, is an error (retried, then
 // dead-lettered); tombstones are ignored.
-func Group(codec processors.Codec) processors.StatefulGroup {
+func Group(codec stream.Codec) stream.StatefulGroup {
 	m := &matcher{codec: codec}
-	inputs := []processors.Input{
-		processors.OnTable(schemas.TrackingSessions, m.sessionOpened),
-		processors.OnTable(schemas.Erasures, m.erasureRequested),
+	inputs := []stream.Input{
+		stream.OnTable(schemas.TrackingSessions, m.sessionOpened),
+		stream.OnTable(schemas.Erasures, m.erasureRequested),
 	}
-	return processors.StatefulGroup{
+	return stream.StatefulGroup{
 		Name:    GroupName,
-		Inputs:  processors.Topics(inputs...),
+		Inputs:  stream.Topics(inputs...),
 		Outputs: Spec().Outputs,
 		Table:   Spec().Table,
-		Handler: processors.HandleTable(GroupName, codec, inputs...),
+		Handler: stream.HandleTable(GroupName, codec, inputs...),
 	}
 }
 
 type matcher struct {
-	codec processors.Codec
+	codec stream.Codec
 }
 
 // sessionOpened adds the session of ev to its tracking id's state.
-func (m *matcher) sessionOpened(_ context.Context, rec *processors.Record, ev *schemas.TrackingSessionOpened, table processors.Table) ([]processors.Output, error) {
+func (m *matcher) sessionOpened(_ context.Context, rec *stream.Record, ev *schemas.TrackingSessionOpened, table stream.Table) ([]stream.Output, error) {
 	return m.update(rec, table, ev.TrackingID, ev.Envelope, func(st *schemas.TrackingErasureState) []schemas.SessionEvent {
 		return addSession(st, schemas.TrackedSession{
 			TenantID: ev.Envelope.TenantID, SessionID: ev.Envelope.SessionID, OpenedAt: ev.OpenedAt,
@@ -57,7 +57,7 @@ func (m *matcher) sessionOpened(_ context.Context, rec *processors.Record, ev *s
 }
 
 // erasureRequested adds the request of ev to its tracking id's state.
-func (m *matcher) erasureRequested(_ context.Context, rec *processors.Record, ev *schemas.BiometricErasureRequested, table processors.Table) ([]processors.Output, error) {
+func (m *matcher) erasureRequested(_ context.Context, rec *stream.Record, ev *schemas.BiometricErasureRequested, table stream.Table) ([]stream.Output, error) {
 	return m.update(rec, table, ev.TrackingID, ev.Envelope, func(st *schemas.TrackingErasureState) []schemas.SessionEvent {
 		return addErasure(st, schemas.TrackedErasure{
 			TenantID: ev.Envelope.TenantID, ConsentID: ev.ConsentID, Categories: ev.Categories, RequestedAt: ev.RequestedAt,
@@ -68,7 +68,7 @@ func (m *matcher) erasureRequested(_ context.Context, rec *processors.Record, ev
 // update applies add to the stored state of rec's tracking id (trackingID, which must be
 // rec's key) and returns the new state, stamped with env, with the erasure orders add
 // returned; nothing when add returned none (a replay).
-func (m *matcher) update(rec *processors.Record, table processors.Table, trackingID string, env schemas.Envelope, add func(*schemas.TrackingErasureState) []schemas.SessionEvent) ([]processors.Output, error) {
+func (m *matcher) update(rec *stream.Record, table stream.Table, trackingID string, env schemas.Envelope, add func(*schemas.TrackingErasureState) []schemas.SessionEvent) ([]stream.Output, error) {
 	if trackingID == "" || trackingID != string(rec.Key) {
 		return nil, fmt.Errorf("%s record at offset %d: key is not its tracking id", rec.Topic, rec.Offset)
 	}
@@ -85,13 +85,13 @@ func (m *matcher) update(rec *processors.Record, table processors.Table, trackin
 	}
 	st.Envelope = env
 	st.Envelope.Producer = GroupName
-	out, err := processors.Emit(m.codec, schemas.ErasureStates, rec.Key, st)
+	out, err := stream.Emit(m.codec, schemas.ErasureStates, rec.Key, st)
 	if err != nil {
 		return nil, err
 	}
-	outs := []processors.Output{out}
+	outs := []stream.Output{out}
 	for i := range orders {
-		o, err := processors.Emit(m.codec, schemas.Sessions, []byte(orders[i].Envelope.SessionID), &orders[i])
+		o, err := stream.Emit(m.codec, schemas.Sessions, []byte(orders[i].Envelope.SessionID), &orders[i])
 		if err != nil {
 			return nil, err
 		}

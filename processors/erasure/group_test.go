@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 type memTable map[string][]byte
@@ -32,13 +32,13 @@ func newCodec(t *testing.T) *schemas.Codec {
 	return c
 }
 
-func rec(t *testing.T, c *schemas.Codec, topic, key string, v any) *processors.Record {
+func rec(t *testing.T, c *schemas.Codec, topic, key string, v any) *stream.Record {
 	t.Helper()
 	b, err := c.Encode(topic, v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &processors.Record{Topic: topic, Key: []byte(key), Value: b}
+	return &stream.Record{Topic: topic, Key: []byte(key), Value: b}
 }
 
 func indexed(tenant, sid, trk string, opened time.Time) *schemas.TrackingSessionOpened {
@@ -53,7 +53,7 @@ func request(tenant, trk, consent string, at time.Time) *schemas.BiometricErasur
 
 // handle runs the group's handler as the runtime does (table outputs applied) and
 // returns the orders, checking every output's key.
-func handle(t *testing.T, c *schemas.Codec, g processors.StatefulGroup, table memTable, r *processors.Record) []schemas.SessionEvent {
+func handle(t *testing.T, c *schemas.Codec, g stream.StatefulGroup, table memTable, r *stream.Record) []schemas.SessionEvent {
 	t.Helper()
 	outs, err := g.Handler(context.Background(), r, table)
 	if err != nil {
@@ -157,7 +157,7 @@ func TestGroupRefusesMiskeyedRecords(t *testing.T) {
 	if _, err := g.Handler(context.Background(), rec(t, c, schemas.TopicErasures, "other", request("ten_1", "trk", "con_1", t0)), memTable{}); err == nil {
 		t.Error("a request keyed by another tracking id was accepted")
 	}
-	if outs, err := g.Handler(context.Background(), &processors.Record{Topic: schemas.TopicErasures, Key: []byte("trk")}, memTable{}); err != nil || outs != nil {
+	if outs, err := g.Handler(context.Background(), &stream.Record{Topic: schemas.TopicErasures, Key: []byte("trk")}, memTable{}); err != nil || outs != nil {
 		t.Errorf("tombstone: %v %v", outs, err)
 	}
 }
@@ -166,7 +166,7 @@ func TestIndexGroupRekeysByTrackingID(t *testing.T) {
 	c := newCodec(t)
 	g := IndexGroup(c)
 	trk := "trk_1"
-	open := func(trackingID *string) *processors.Record {
+	open := func(trackingID *string) *stream.Record {
 		return rec(t, c, schemas.TopicSessions, "ses_1", &schemas.SessionEvent{
 			Envelope: schemas.Envelope{EventID: "evt_open", SessionID: "ses_1", TenantID: "ten_1", OccurredAt: t0},
 			Opened:   &schemas.SessionOpened{Flow: "id_card", TrackingID: trackingID, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)},

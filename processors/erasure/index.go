@@ -3,9 +3,9 @@ package erasure
 import (
 	"context"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // IndexGroupName is the consumer group id of IndexGroup and the producer name of the
@@ -18,13 +18,13 @@ const IndexGroupName = "erasure-index"
 // id, with event id "evt_trk_<session id>", the session's tenant and opened_at = the
 // session's created_at. Other events and tombstones produce nothing. A record that cannot
 // be decoded is an error (retried, then dead-lettered).
-func IndexGroup(codec processors.Codec) processors.Group {
-	input := processors.On(schemas.Sessions, func(_ context.Context, _ *processors.Record, ev *schemas.SessionEvent) ([]processors.Output, error) {
+func IndexGroup(codec stream.Codec) stream.Group {
+	input := stream.On(schemas.Sessions, func(_ context.Context, _ *stream.Record, ev *schemas.SessionEvent) ([]stream.Output, error) {
 		if ev.Opened == nil || ev.Opened.TrackingID == nil || *ev.Opened.TrackingID == "" {
 			return nil, nil
 		}
 		trackingID := *ev.Opened.TrackingID
-		out, err := processors.Emit(codec, schemas.TrackingSessions, []byte(trackingID), &schemas.TrackingSessionOpened{
+		out, err := stream.Emit(codec, schemas.TrackingSessions, []byte(trackingID), &schemas.TrackingSessionOpened{
 			Envelope: schemas.Envelope{
 				EventID: "evt_trk_" + ev.Envelope.SessionID, SessionID: ev.Envelope.SessionID,
 				TenantID: ev.Envelope.TenantID, OccurredAt: ev.Envelope.OccurredAt, Producer: IndexGroupName,
@@ -35,13 +35,13 @@ func IndexGroup(codec processors.Codec) processors.Group {
 		if err != nil {
 			return nil, err
 		}
-		return []processors.Output{out}, nil
+		return []stream.Output{out}, nil
 	})
-	return processors.Group{
+	return stream.Group{
 		Name:    IndexGroupName,
-		Inputs:  processors.Topics(input),
+		Inputs:  stream.Topics(input),
 		Outputs: IndexSpec().Outputs,
-		Handler: processors.Handle(IndexGroupName, codec, input),
+		Handler: stream.Handle(IndexGroupName, codec, input),
 	}
 }
 

@@ -32,9 +32,9 @@ import (
 	"github.com/idstream/idstream/internal/claimcheck"
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/imagecheck"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // GroupName is the consumer group id.
@@ -165,7 +165,7 @@ func WithLogger(l *slog.Logger) Option {
 // an undecodable record, a snapshot without session id, a blob store failure other than
 // not-found, too large or invalid key, a model failure, or an encoding failure. It is safe
 // for concurrent use.
-func NewGroup(codec processors.Codec, blobs blob.Store, engine *face.Engine, opts ...Option) (processors.Group, error) {
+func NewGroup(codec stream.Codec, blobs blob.Store, engine *face.Engine, opts ...Option) (stream.Group, error) {
 	g := &group{
 		codec: codec, blobs: blobs, engine: engine,
 		threshold: engine.Config().MatchThreshold,
@@ -179,17 +179,17 @@ func NewGroup(codec processors.Codec, blobs blob.Store, engine *face.Engine, opt
 	if g.modelVersion == "" {
 		v, err := ModelVersion(engine.Config())
 		if err != nil {
-			return processors.Group{}, fmt.Errorf("facematch: %w", err)
+			return stream.Group{}, fmt.Errorf("facematch: %w", err)
 		}
 		g.modelVersion = v
 	}
 	g.cache = newResultCache(g.cacheSize)
-	input := processors.On(schemas.SessionStates, g.handle)
-	return processors.Group{
+	input := stream.On(schemas.SessionStates, g.handle)
+	return stream.Group{
 		Name:    GroupName,
-		Inputs:  processors.Topics(input),
+		Inputs:  stream.Topics(input),
 		Outputs: Spec().Outputs,
-		Handler: processors.Handle(GroupName, codec, input),
+		Handler: stream.Handle(GroupName, codec, input),
 	}, nil
 }
 
@@ -201,7 +201,7 @@ func ModelVersion(m face.Models) (string, error) {
 }
 
 type group struct {
-	codec        processors.Codec
+	codec        stream.Codec
 	blobs        blob.Store
 	engine       *face.Engine
 	threshold    float64
@@ -227,7 +227,7 @@ type pairSpec struct {
 	a, b *source
 }
 
-func (g *group) handle(ctx context.Context, rec *processors.Record, st *schemas.SessionState) ([]processors.Output, error) {
+func (g *group) handle(ctx context.Context, rec *stream.Record, st *schemas.SessionState) ([]stream.Output, error) {
 	if st.Envelope.SessionID == "" {
 		return nil, fmt.Errorf("snapshot at offset %d has no session id", rec.Offset)
 	}
@@ -243,7 +243,7 @@ func (g *group) handle(ctx context.Context, rec *processors.Record, st *schemas.
 		return nil, nil
 	}
 	if v, ok := g.cache.get(id); ok {
-		return []processors.Output{{Topic: schemas.TopicFacematch, Key: []byte(st.Envelope.SessionID), Value: v}}, nil
+		return []stream.Output{{Topic: schemas.TopicFacematch, Key: []byte(st.Envelope.SessionID), Value: v}}, nil
 	}
 	ev, err := g.match(ctx, st, id, srcs)
 	if err != nil || ev == nil {
@@ -254,7 +254,7 @@ func (g *group) handle(ctx context.Context, rec *processors.Record, st *schemas.
 		return nil, fmt.Errorf("encode result of session %s: %w", st.Envelope.SessionID, err)
 	}
 	g.cache.put(id, value)
-	return []processors.Output{{Topic: schemas.TopicFacematch, Key: []byte(st.Envelope.SessionID), Value: value}}, nil
+	return []stream.Output{{Topic: schemas.TopicFacematch, Key: []byte(st.Envelope.SessionID), Value: value}}, nil
 }
 
 // sources returns the current faces of st, selfie first, or nil when there is no accepted

@@ -10,8 +10,8 @@ import (
 
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/face"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 var (
@@ -23,7 +23,7 @@ var (
 type fixture struct {
 	codec *schemas.Codec
 	blobs *blob.FS
-	group processors.Group
+	group stream.Group
 }
 
 func newFixture(t testing.TB, opts ...Option) *fixture {
@@ -41,7 +41,7 @@ func newFixture(t testing.TB, opts ...Option) *fixture {
 	return &fixture{codec: codec, blobs: blobs, group: newGroup(t, codec, blobs, opts...)}
 }
 
-func newGroup(t testing.TB, codec *schemas.Codec, blobs blob.Store, opts ...Option) processors.Group {
+func newGroup(t testing.TB, codec *schemas.Codec, blobs blob.Store, opts ...Option) stream.Group {
 	t.Helper()
 	g, err := NewGroup(codec, blobs, testEngine(t), opts...)
 	if err != nil {
@@ -105,16 +105,16 @@ func (f *fixture) state(t testing.TB, fs faces) *schemas.SessionState {
 	return st
 }
 
-func (f *fixture) record(t testing.TB, st *schemas.SessionState) *processors.Record {
+func (f *fixture) record(t testing.TB, st *schemas.SessionState) *stream.Record {
 	t.Helper()
 	v, err := f.codec.Encode(schemas.TopicSessionState, st)
 	if err != nil {
 		t.Fatalf("encode snapshot: %v", err)
 	}
-	return &processors.Record{Topic: schemas.TopicSessionState, Key: []byte("ses_1"), Value: v}
+	return &stream.Record{Topic: schemas.TopicSessionState, Key: []byte("ses_1"), Value: v}
 }
 
-func outputs(t testing.TB, g processors.Group, rec *processors.Record) []processors.Output {
+func outputs(t testing.TB, g stream.Group, rec *stream.Record) []stream.Output {
 	t.Helper()
 	outs, err := g.Handler(context.Background(), rec)
 	if err != nil {
@@ -330,7 +330,7 @@ func TestReplayAndRepeatedSnapshotsAreIdentical(t *testing.T) {
 	later.Envelope = schemas.Envelope{EventID: "evt_live_cap_selfie", SessionID: "ses_1", TenantID: "ten_1", OccurredAt: docAt.Add(time.Minute), Producer: "liveness"}
 	third := outputs(t, noCache, f.record(t, &later))
 	cached := outputs(t, f.group, f.record(t, &later))
-	for i, outs := range [][]processors.Output{first, second, third, cached} {
+	for i, outs := range [][]stream.Output{first, second, third, cached} {
 		if len(outs) != 1 || !bytes.Equal(outs[0].Value, first[0].Value) {
 			t.Fatalf("run %d produced a different event", i)
 		}
@@ -411,7 +411,7 @@ func TestNothingToMatch(t *testing.T) {
 		})
 	}
 	t.Run("tombstone", func(t *testing.T) {
-		if outs := outputs(t, f.group, &processors.Record{Topic: schemas.TopicSessionState, Key: []byte("ses_1")}); len(outs) != 0 {
+		if outs := outputs(t, f.group, &stream.Record{Topic: schemas.TopicSessionState, Key: []byte("ses_1")}); len(outs) != 0 {
 			t.Fatalf("%d outputs", len(outs))
 		}
 	})
@@ -419,7 +419,7 @@ func TestNothingToMatch(t *testing.T) {
 
 func TestBadRecordsAreErrors(t *testing.T) {
 	f := newFixture(t)
-	for name, rec := range map[string]*processors.Record{
+	for name, rec := range map[string]*stream.Record{
 		"other topic": {Topic: schemas.TopicQuality, Key: []byte("ses_1"), Value: []byte{1}},
 		"garbage":     {Topic: schemas.TopicSessionState, Key: []byte("ses_1"), Value: []byte("not avro")},
 	} {

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/idstream/idstream/internal/registry"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // BenchmarkFraud measures the fraud processor's time per session: the three image captures
@@ -22,11 +22,11 @@ func BenchmarkFraud(b *testing.B) {
 	for i := range 30000 {
 		f.sightings.m[IndexKey(tenant, fmt.Sprintf("%064x", i))] = Sighting{SessionID: fmt.Sprintf("ses_%d", i)}
 	}
-	var recs [][]*processors.Record
+	var recs [][]*stream.Record
 	for i := range 256 {
 		id := fmt.Sprintf("ses_%026d", i)
 		st := matchSnapshot(id)
-		var rs []*processors.Record
+		var rs []*stream.Record
 		for _, c := range st.Captures {
 			if c.Step == stepNFC {
 				continue
@@ -35,7 +35,7 @@ func BenchmarkFraud(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			rs = append(rs, &processors.Record{Topic: schemas.TopicCaptures, Key: []byte(id), Value: v})
+			rs = append(rs, &stream.Record{Topic: schemas.TopicCaptures, Key: []byte(id), Value: v})
 		}
 		recs = append(recs, append(rs, f.snapshotRecord(st)))
 	}

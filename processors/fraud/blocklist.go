@@ -7,12 +7,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // Blocklist is the in-memory blocklist, materialised from the compacted
-// schemas.TopicBlocklist (keyed by entry id) by a processors.View. It keeps both kinds of
+// schemas.TopicBlocklist (keyed by entry id) by a stream.View. It keeps both kinds of
 // entry: id-number entries (the keyed hash of the number, BlocklistIndex) and face entries
 // (FaceBlocks). The edge's POST /v1/admin/blocklist {"session_id": ...} writes a face entry
 // naming the blocked session (source_session_id) with an empty embedding: the blocked face is
@@ -22,8 +22,8 @@ import (
 // tombstone) removes it, but a deletion produced under another tenant than the entry's is
 // ignored. Safe for concurrent use.
 type Blocklist struct {
-	codec processors.Codec
-	view  *processors.View
+	codec stream.Codec
+	view  *stream.View
 
 	mu      sync.RWMutex
 	entries map[string]schemas.BlocklistEntry // entry id → live entry of either kind
@@ -33,9 +33,9 @@ type Blocklist struct {
 
 // NewBlocklist creates the blocklist view; opts are the runtime's client options (brokers,
 // logger, ...). Run it beside the group.
-func NewBlocklist(codec processors.Codec, opts ...processors.Option) (*Blocklist, error) {
+func NewBlocklist(codec stream.Codec, opts ...stream.Option) (*Blocklist, error) {
 	b := newBlocklist(codec)
-	v, err := processors.NewView(schemas.TopicBlocklist, append(opts, processors.WithOnUpdate(b.Apply))...)
+	v, err := stream.NewView(schemas.TopicBlocklist, append(opts, stream.WithOnUpdate(b.Apply))...)
 	if err != nil {
 		return nil, fmt.Errorf("fraud: blocklist: %w", err)
 	}
@@ -44,12 +44,12 @@ func NewBlocklist(codec processors.Codec, opts ...processors.Option) (*Blocklist
 }
 
 // newBlocklist is a Blocklist without a view, fed through Apply.
-func newBlocklist(codec processors.Codec) *Blocklist {
+func newBlocklist(codec stream.Codec) *Blocklist {
 	return &Blocklist{codec: codec, entries: map[string]schemas.BlocklistEntry{},
 		byHash: map[string]map[string]bool{}, faces: map[string][]string{}}
 }
 
-// Run consumes the blocklist topic until ctx ends (see processors.View.Run).
+// Run consumes the blocklist topic until ctx ends (see stream.View.Run).
 func (b *Blocklist) Run(ctx context.Context) error { return b.view.Run(ctx) }
 
 // WaitReady blocks until the blocklist has caught up with the topic or ctx ends (at once

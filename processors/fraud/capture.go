@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/idstream/idstream/internal/imagemeta"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // Client signal names (CaptureSubmitted.Client) the injection check reads besides the
@@ -43,7 +43,7 @@ func DefaultInjectionSignals() []string {
 // handleCapture indexes the capture's blobs (SHA-256 sightings, and perceptual hashes of
 // the near-duplicate steps), assesses its injection signals and, for a document step, the
 // tamper signals of its image; each check in its own FraudAssessed.
-func (g *group) handleCapture(ctx context.Context, rec *processors.Record, c *schemas.CaptureSubmitted) ([]processors.Output, error) {
+func (g *group) handleCapture(ctx context.Context, rec *stream.Record, c *schemas.CaptureSubmitted) ([]stream.Output, error) {
 	if c.Envelope.SessionID == "" || c.CaptureID == "" || c.Envelope.TenantID == "" {
 		return nil, fmt.Errorf("capture at offset %d has no session, tenant or capture id", rec.Offset)
 	}
@@ -91,8 +91,8 @@ func (g *group) handleCapture(ctx context.Context, rec *processors.Record, c *sc
 }
 
 // index returns the capture-index entries of the capture's blobs not yet sighted.
-func (g *group) index(c *schemas.CaptureSubmitted) ([]processors.Output, error) {
-	var outs []processors.Output
+func (g *group) index(c *schemas.CaptureSubmitted) ([]stream.Output, error) {
+	var outs []stream.Output
 	seen := map[string]bool{}
 	for _, b := range c.Blobs {
 		sum := strings.ToLower(b.SHA256)
@@ -107,7 +107,7 @@ func (g *group) index(c *schemas.CaptureSubmitted) ([]processors.Output, error) 
 		if err != nil {
 			return nil, fmt.Errorf("encode sighting of capture %s: %w", c.CaptureID, err)
 		}
-		outs = append(outs, processors.Output{Topic: TopicCaptureIndex, Key: []byte(IndexKey(c.Envelope.TenantID, sum)), Value: v})
+		outs = append(outs, stream.Output{Topic: TopicCaptureIndex, Key: []byte(IndexKey(c.Envelope.TenantID, sum)), Value: v})
 	}
 	return outs, nil
 }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/idstream/idstream/internal/idnumber"
 	"github.com/idstream/idstream/internal/registry"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // broker is a running embedded broker with the fraud group, its two views and a tail of
@@ -19,7 +19,7 @@ import (
 type broker struct {
 	t         *testing.T
 	codec     *schemas.Codec
-	producer  *processors.Producer
+	producer  *stream.Producer
 	blocklist *Blocklist
 	index     *CaptureIndex
 	results   chan *schemas.FraudAssessed
@@ -27,26 +27,26 @@ type broker struct {
 
 func startPipeline(t *testing.T) *broker {
 	t.Helper()
-	emb, err := processors.StartEmbedded(processors.WithPartitionsDefault(3))
+	emb, err := stream.StartEmbedded(stream.WithPartitionsDefault(3))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(emb.Close)
 	brokers := emb.Addrs()
-	opts := []processors.Option{
-		processors.WithBrokers(brokers), processors.WithRetry(3, time.Millisecond),
-		processors.WithKgoOpts(kgo.FetchMaxWait(250 * time.Millisecond)),
+	opts := []stream.Option{
+		stream.WithBrokers(brokers), stream.WithRetry(3, time.Millisecond),
+		stream.WithKgoOpts(kgo.FetchMaxWait(250 * time.Millisecond)),
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	specs := TopicSpecs(3)
 	for _, ti := range schemas.Topics() {
-		specs = append(specs, processors.TopicSpec{Name: ti.Name, Partitions: 3, Compacted: ti.Compacted})
+		specs = append(specs, stream.TopicSpec{Name: ti.Name, Partitions: 3, Compacted: ti.Compacted})
 	}
-	if err := processors.EnsureTopics(ctx, brokers, specs); err != nil {
+	if err := stream.EnsureTopics(ctx, brokers, specs); err != nil {
 		t.Fatal(err)
 	}
 	b := &broker{t: t, codec: newCodec(t), results: make(chan *schemas.FraudAssessed, 100)}
-	if b.producer, err = processors.NewProducer(opts...); err != nil {
+	if b.producer, err = stream.NewProducer(opts...); err != nil {
 		t.Fatal(err)
 	}
 	if b.blocklist, err = NewBlocklist(b.codec, opts...); err != nil {
@@ -59,11 +59,11 @@ func startPipeline(t *testing.T) *broker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner, err := processors.NewRunner(g, opts...)
+	runner, err := stream.NewRunner(g, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tail, err := processors.NewTail(schemas.TopicFraud, func(r *processors.Record) {
+	tail, err := stream.NewTail(schemas.TopicFraud, func(r *stream.Record) {
 		fa := new(schemas.FraudAssessed)
 		if err := b.codec.Decode(schemas.TopicFraud, r.Value, fa); err == nil {
 			b.results <- fa
@@ -104,7 +104,7 @@ func (b *broker) produce(topic, key string, v any) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := b.producer.Produce(ctx, processors.Output{Topic: topic, Key: []byte(key), Value: value}); err != nil {
+	if err := b.producer.Produce(ctx, stream.Output{Topic: topic, Key: []byte(key), Value: value}); err != nil {
 		b.t.Fatal(err)
 	}
 }
@@ -199,7 +199,7 @@ func TestEmbeddedReplayedCapture(t *testing.T) {
 	// Erasing the first session removes its sightings.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := b.producer.Produce(ctx, processors.Output{Topic: schemas.TopicSessionState, Key: []byte(first)}); err != nil {
+	if err := b.producer.Produce(ctx, stream.Output{Topic: schemas.TopicSessionState, Key: []byte(first)}); err != nil {
 		t.Fatal(err)
 	}
 	until(t, "the erasure", func() bool { _, ok := b.index.First(tenant, selfie); return !ok })

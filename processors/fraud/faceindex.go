@@ -7,13 +7,13 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // FaceIndex is the duplicate-face (1:N) index: every member of the fraud group materialises
 // the whole compacted schemas.TopicFaceIndex (keyed by session id) in memory with a
-// processors.View, and searches it by brute force (exact cosine similarity against every
+// stream.View, and searches it by brute force (exact cosine similarity against every
 // verified face of the tenant with the same embedding model).
 //
 // Why in memory and not ClickHouse's face_index: both were measured on this 2-core machine
@@ -46,8 +46,8 @@ import (
 // SearchPending undecided ones; Get reads any entry (a face blocklist entry names a session, often a rejected one).
 // Safe for concurrent use.
 type FaceIndex struct {
-	codec processors.Codec
-	view  *processors.View
+	codec stream.Codec
+	view  *stream.View
 
 	mu       sync.RWMutex
 	sessions map[string]*faceEntry          // session id → entry
@@ -87,9 +87,9 @@ type FaceRecord struct {
 
 // NewFaceIndex creates the index view; opts are the runtime's client options. Run it
 // beside the group.
-func NewFaceIndex(codec processors.Codec, opts ...processors.Option) (*FaceIndex, error) {
+func NewFaceIndex(codec stream.Codec, opts ...stream.Option) (*FaceIndex, error) {
 	x := newFaceIndex(codec)
-	v, err := processors.NewView(schemas.TopicFaceIndex, append(opts, processors.WithOnUpdate(x.Apply))...)
+	v, err := stream.NewView(schemas.TopicFaceIndex, append(opts, stream.WithOnUpdate(x.Apply))...)
 	if err != nil {
 		return nil, fmt.Errorf("fraud: face index: %w", err)
 	}
@@ -97,7 +97,7 @@ func NewFaceIndex(codec processors.Codec, opts ...processors.Option) (*FaceIndex
 	return x, nil
 }
 
-func newFaceIndex(codec processors.Codec) *FaceIndex {
+func newFaceIndex(codec stream.Codec) *FaceIndex {
 	return &FaceIndex{codec: codec, sessions: map[string]*faceEntry{}, slabs: map[string]*faceSlab{}, pending: map[string]map[string]struct{}{}}
 }
 

@@ -34,7 +34,7 @@ func randomEntry(r *rand.Rand, i int, outcome string) *schemas.FaceIndexEntry {
 func BenchmarkFaceSearch(b *testing.B) {
 	codec := newCodec(b)
 	x := newFaceIndex(codec)
-	view := map[string][]byte{} // stands for the processors.View's copy of the topic
+	view := map[string][]byte{} // stands for the stream.View's copy of the topic
 	r := rand.New(rand.NewPCG(7, 8))
 	loaded := 0
 	for _, n := range []int{10_000, 100_000} {

@@ -10,8 +10,8 @@ import (
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/face/facetest"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // faceFixture runs the group with the real face engine, an in-memory FaceIndex and
@@ -82,9 +82,9 @@ func (ff *faceFixture) faceModel() string {
 
 // handle runs a snapshot (nil value: tombstone of sessionID), feeds the face-index outputs
 // to the index, and returns the FraudAssessed (or nil) and the face-index outputs.
-func (ff *faceFixture) handle(sessionID string, st *schemas.SessionState) (*schemas.FraudAssessed, []processors.Output) {
+func (ff *faceFixture) handle(sessionID string, st *schemas.SessionState) (*schemas.FraudAssessed, []stream.Output) {
 	ff.t.Helper()
-	rec := &processors.Record{Topic: schemas.TopicSessionState, Key: []byte(sessionID)}
+	rec := &stream.Record{Topic: schemas.TopicSessionState, Key: []byte(sessionID)}
 	if st != nil {
 		rec = ff.snapshotRecord(st)
 	}
@@ -93,7 +93,7 @@ func (ff *faceFixture) handle(sessionID string, st *schemas.SessionState) (*sche
 		ff.t.Fatalf("handler: %v", err)
 	}
 	var fa *schemas.FraudAssessed
-	var faces []processors.Output
+	var faces []stream.Output
 	for _, o := range outs {
 		switch o.Topic {
 		case schemas.TopicFraud:

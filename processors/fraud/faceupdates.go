@@ -6,8 +6,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // faceIndexUpdates keeps a session's face-index entry in step with its snapshot:
@@ -21,7 +21,7 @@ import (
 //     the selfie again when the index does not hold it yet but the face checks embedded it.
 //
 // It emits nothing when the face checks are off or nothing changes.
-func (g *group) faceIndexUpdates(ctx context.Context, st *schemas.SessionState) ([]processors.Output, error) {
+func (g *group) faceIndexUpdates(ctx context.Context, st *schemas.SessionState) ([]stream.Output, error) {
 	if !g.faces.enabled() {
 		return nil, nil
 	}
@@ -39,7 +39,7 @@ func (g *group) faceIndexUpdates(ctx context.Context, st *schemas.SessionState) 
 		if !held {
 			return nil, nil
 		}
-		return []processors.Output{{Topic: schemas.TopicFaceIndex, Key: []byte(sid)}}, nil
+		return []stream.Output{{Topic: schemas.TopicFaceIndex, Key: []byte(sid)}}, nil
 	}
 	outcome := st.Decision.Outcome
 	if held && rec.Outcome == outcome {
@@ -76,7 +76,7 @@ func (g *group) faceIndexUpdates(ctx context.Context, st *schemas.SessionState) 
 	if err != nil {
 		return nil, err
 	}
-	return []processors.Output{out}, nil
+	return []stream.Output{out}, nil
 }
 
 // RetentionIntegrator is the data_retention of a session whose integrator keeps the data:
@@ -92,12 +92,12 @@ func embedded(st *schemas.SessionState) bool {
 }
 
 // faceIndexOutput encodes an index entry, keyed by its session id.
-func (g *group) faceIndexOutput(e *schemas.FaceIndexEntry) (processors.Output, error) {
+func (g *group) faceIndexOutput(e *schemas.FaceIndexEntry) (stream.Output, error) {
 	v, err := g.codec.Encode(schemas.TopicFaceIndex, e)
 	if err != nil {
-		return processors.Output{}, fmt.Errorf("encode face index entry of session %s: %w", e.Envelope.SessionID, err)
+		return stream.Output{}, fmt.Errorf("encode face index entry of session %s: %w", e.Envelope.SessionID, err)
 	}
-	return processors.Output{Topic: schemas.TopicFaceIndex, Key: []byte(e.Envelope.SessionID), Value: v}, nil
+	return stream.Output{Topic: schemas.TopicFaceIndex, Key: []byte(e.Envelope.SessionID), Value: v}, nil
 }
 
 // faceCache remembers the selfie embeddings of the last few sessions by capture and digest,

@@ -1,7 +1,7 @@
 // Package fraud is the fraud processor group ("fraud"): the checks of DESIGN.md's Checks
 // section that need more than one capture or data from outside the session.
 //
-// The group is stateless (processors.Group, at least once). It consumes two topics:
+// The group is stateless (stream.Group, at least once). It consumes two topics:
 //
 //   - schemas.TopicCaptures: for every image capture it assesses the client integrity signals
 //     the SDK reported and the image's own metadata (check "fraud.injection_signals.<step>",
@@ -51,9 +51,9 @@ import (
 
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/registry"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // GroupName is the consumer group id; Producer the envelope producer and check Source.
@@ -242,12 +242,12 @@ func WithLogger(l *slog.Logger) Option {
 // topic, an undecodable record, a key that is not the record's session id, a blob store
 // failure other than not-found, an encoding failure, or when ctx ends (waiting for the
 // indexes to be ready included). It is safe for concurrent use.
-func NewGroup(codec processors.Codec, hashKey []byte, blocklist BlocklistIndex, sightings SightingIndex, opts ...Option) (processors.Group, error) {
+func NewGroup(codec stream.Codec, hashKey []byte, blocklist BlocklistIndex, sightings SightingIndex, opts ...Option) (stream.Group, error) {
 	if codec == nil || blocklist == nil || sightings == nil {
-		return processors.Group{}, errors.New("fraud: new group: codec, blocklist and sightings are required")
+		return stream.Group{}, errors.New("fraud: new group: codec, blocklist and sightings are required")
 	}
 	if len(hashKey) == 0 {
-		return processors.Group{}, errors.New("fraud: new group: empty hash key")
+		return stream.Group{}, errors.New("fraud: new group: empty hash key")
 	}
 	g := &group{
 		codec: codec, hashKey: slices.Clone(hashKey), blocklist: blocklist, sightings: sightings,
@@ -264,22 +264,22 @@ func NewGroup(codec processors.Codec, hashKey []byte, blocklist BlocklistIndex, 
 		o(g)
 	}
 	if err := g.initFaces(); err != nil {
-		return processors.Group{}, err
+		return stream.Group{}, err
 	}
-	inputs := []processors.Input{
-		processors.On(schemas.Captures, g.handleCapture),
-		processors.On(schemas.SessionStates, g.handleSnapshot).WithTombstones(g.handleErasedSnapshot),
+	inputs := []stream.Input{
+		stream.On(schemas.Captures, g.handleCapture),
+		stream.On(schemas.SessionStates, g.handleSnapshot).WithTombstones(g.handleErasedSnapshot),
 	}
-	return processors.Group{
+	return stream.Group{
 		Name:    GroupName,
-		Inputs:  processors.Topics(inputs...),
+		Inputs:  stream.Topics(inputs...),
 		Outputs: Spec().Outputs,
-		Handler: processors.Handle(GroupName, codec, inputs...),
+		Handler: stream.Handle(GroupName, codec, inputs...),
 	}, nil
 }
 
 type group struct {
-	codec           processors.Codec
+	codec           stream.Codec
 	hashKey         []byte
 	blocklist       BlocklistIndex
 	sightings       SightingIndex
@@ -297,15 +297,15 @@ type group struct {
 }
 
 // assessed builds the FraudAssessed output of checks.
-func (g *group) assessed(env schemas.Envelope, checks []schemas.Check) (processors.Output, error) {
+func (g *group) assessed(env schemas.Envelope, checks []schemas.Check) (stream.Output, error) {
 	for i := range checks {
 		checks[i].Source = Producer
 	}
 	value, err := g.codec.Encode(schemas.TopicFraud, &schemas.FraudAssessed{Envelope: env, Checks: checks})
 	if err != nil {
-		return processors.Output{}, fmt.Errorf("encode result of session %s: %w", env.SessionID, err)
+		return stream.Output{}, fmt.Errorf("encode result of session %s: %w", env.SessionID, err)
 	}
-	return processors.Output{Topic: schemas.TopicFraud, Key: []byte(env.SessionID), Value: value}, nil
+	return stream.Output{Topic: schemas.TopicFraud, Key: []byte(env.SessionID), Value: value}, nil
 }
 
 // eventID derives an event id from the session id and the inputs of a result.

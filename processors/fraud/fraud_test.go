@@ -15,8 +15,8 @@ import (
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/idnumber"
 	"github.com/idstream/idstream/internal/registry"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 var hashKey = []byte("test-token-secret")
@@ -75,7 +75,7 @@ type fixture struct {
 	codec     *schemas.Codec
 	blocklist memBlocklist
 	sightings *memSightings
-	group     processors.Group
+	group     stream.Group
 }
 
 func newFixture(t testing.TB, opts ...Option) *fixture {
@@ -139,13 +139,13 @@ func persona(key string) registry.Persona {
 	panic("no persona " + key)
 }
 
-func (f *fixture) snapshotRecord(st *schemas.SessionState) *processors.Record {
+func (f *fixture) snapshotRecord(st *schemas.SessionState) *stream.Record {
 	f.t.Helper()
 	b, err := f.codec.Encode(schemas.TopicSessionState, st)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	return &processors.Record{Topic: schemas.TopicSessionState, Key: []byte(st.Envelope.SessionID), Value: b}
+	return &stream.Record{Topic: schemas.TopicSessionState, Key: []byte(st.Envelope.SessionID), Value: b}
 }
 
 // run handles a snapshot and returns its FraudAssessed (nil when none).
@@ -408,7 +408,7 @@ func TestErasureForgetsSightings(t *testing.T) {
 	f := newFixture(t)
 	f.sightings.m[IndexKey(tenant, "ab")] = Sighting{SessionID: sid}
 	f.sightings.m[IndexKey(tenant, "cd")] = Sighting{SessionID: "ses_other"}
-	outs, err := f.group.Handler(context.Background(), &processors.Record{Topic: schemas.TopicSessionState, Key: []byte(sid)})
+	outs, err := f.group.Handler(context.Background(), &stream.Record{Topic: schemas.TopicSessionState, Key: []byte(sid)})
 	if err != nil || len(outs) != 1 || outs[0].Topic != TopicCaptureIndex || string(outs[0].Key) != IndexKey(tenant, "ab") || outs[0].Value != nil {
 		t.Fatalf("outs %+v err %v", outs, err)
 	}
@@ -417,7 +417,7 @@ func TestErasureForgetsSightings(t *testing.T) {
 func TestBadRecords(t *testing.T) {
 	f := newFixture(t)
 	good := f.snapshotRecord(matchSnapshot(sid))
-	for name, rec := range map[string]*processors.Record{
+	for name, rec := range map[string]*stream.Record{
 		"other topic":  {Topic: schemas.TopicQuality, Key: []byte(sid), Value: good.Value},
 		"undecodable":  {Topic: schemas.TopicSessionState, Key: []byte(sid), Value: []byte("garbage")},
 		"key mismatch": {Topic: schemas.TopicSessionState, Key: []byte("ses_other"), Value: good.Value},
@@ -446,17 +446,17 @@ func (f *fixture) capture(sessionID, step, sum string, client map[string]string,
 }
 
 // handleCapture runs a capture; it returns the injection check and the index outputs.
-func (f *fixture) handleCapture(c *schemas.CaptureSubmitted) (schemas.Check, []processors.Output) {
+func (f *fixture) handleCapture(c *schemas.CaptureSubmitted) (schemas.Check, []stream.Output) {
 	f.t.Helper()
 	v, err := f.codec.Encode(schemas.TopicCaptures, c)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	outs, err := f.group.Handler(context.Background(), &processors.Record{Topic: schemas.TopicCaptures, Key: []byte(c.Envelope.SessionID), Value: v})
+	outs, err := f.group.Handler(context.Background(), &stream.Record{Topic: schemas.TopicCaptures, Key: []byte(c.Envelope.SessionID), Value: v})
 	if err != nil {
 		f.t.Fatalf("capture: %v", err)
 	}
-	var idx []processors.Output
+	var idx []stream.Output
 	var check *schemas.Check
 	for _, o := range outs {
 		switch o.Topic {

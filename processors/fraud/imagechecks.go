@@ -12,8 +12,8 @@ import (
 	"github.com/idstream/idstream/internal/imagecheck"
 	"github.com/idstream/idstream/internal/phash"
 	"github.com/idstream/idstream/internal/tamper"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // TamperCheckPrefix prefixes the step of a per-capture tamper check ("fraud.tamper.<step>"),
@@ -174,11 +174,11 @@ func (g *group) tamperStatus(reason string) string {
 // perceptualEntries returns the capture-index entries of the perceptual hashes of the
 // capture's images, for the near-duplicate steps. An image that is unavailable or does not
 // decode gets none.
-func (g *group) perceptualEntries(c *schemas.CaptureSubmitted, images []capturedImage) ([]processors.Output, error) {
+func (g *group) perceptualEntries(c *schemas.CaptureSubmitted, images []capturedImage) ([]stream.Output, error) {
 	if g.img.distance() < 0 || !slices.Contains(g.img.steps(), c.Step) {
 		return nil, nil
 	}
-	var outs []processors.Output
+	var outs []stream.Output
 	for _, im := range images {
 		if im.data == nil {
 			continue
@@ -193,7 +193,7 @@ func (g *group) perceptualEntries(c *schemas.CaptureSubmitted, images []captured
 			return nil, fmt.Errorf("encode perceptual sighting of capture %s: %w", c.CaptureID, err)
 		}
 		key := PerceptualKey(c.Envelope.TenantID, c.CaptureID, im.ref.Name)
-		outs = append(outs, processors.Output{Topic: TopicCaptureIndex, Key: []byte(key), Value: v})
+		outs = append(outs, stream.Output{Topic: TopicCaptureIndex, Key: []byte(key), Value: v})
 	}
 	return outs, nil
 }

@@ -17,8 +17,8 @@ import (
 	"github.com/idstream/idstream/internal/cardrender"
 	"github.com/idstream/idstream/internal/face/facetest"
 	"github.com/idstream/idstream/internal/phash"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // nearSightings is memSightings with perceptual hashes (a NearIndex), fed with the index
@@ -62,7 +62,7 @@ func (n *nearSightings) KeysOfSession(id string) []string {
 }
 
 // add folds index outputs as the CaptureIndex view would.
-func (n *nearSightings) add(t testing.TB, outs []processors.Output) {
+func (n *nearSightings) add(t testing.TB, outs []stream.Output) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, o := range outs {
@@ -121,7 +121,7 @@ func (f *imageFixture) submit(sessionID, step string, data []byte, at time.Time)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	outs, err := f.group.Handler(context.Background(), &processors.Record{Topic: schemas.TopicCaptures, Key: []byte(sessionID), Value: v})
+	outs, err := f.group.Handler(context.Background(), &stream.Record{Topic: schemas.TopicCaptures, Key: []byte(sessionID), Value: v})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestTamperCheck(t *testing.T) {
 	}
 	plain := newFixture(t)
 	v, _ := plain.codec.Encode(schemas.TopicCaptures, plain.capture(sid, "passport", strings.Repeat("a", 64), nil))
-	outs, err := plain.group.Handler(context.Background(), &processors.Record{Topic: schemas.TopicCaptures, Key: []byte(sid), Value: v})
+	outs, err := plain.group.Handler(context.Background(), &stream.Record{Topic: schemas.TopicCaptures, Key: []byte(sid), Value: v})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestNearDuplicateReplay(t *testing.T) {
 	delete(f.near.near, PerceptualKey(tenant, capB.CaptureID, "image"))
 	expect(t, checkOf(t, f.run(selfieSession(later, capB)), CheckReplayedCapture), schemas.CheckFail, ReasonReplayedCapture)
 	// Erasure of the earlier session tombstones its perceptual entry too.
-	outs, err := f.group.Handler(context.Background(), &processors.Record{Topic: schemas.TopicSessionState, Key: []byte(earlier)})
+	outs, err := f.group.Handler(context.Background(), &stream.Record{Topic: schemas.TopicSessionState, Key: []byte(earlier)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/idstream/idstream/processors"
+	"github.com/idstream/idstream/stream"
 )
 
 // TopicCaptureIndex is the fraud group's own compacted topic: the first sighting of each
@@ -19,26 +19,26 @@ const TopicCaptureIndex = "ekyc.fraud.capture-index.v1"
 func IndexKey(tenantID, sha256 string) string { return tenantID + "|" + strings.ToLower(sha256) }
 
 // TopicSpecs returns the topics the fraud group needs besides those of schemas.Topics (for
-// processors.EnsureTopics).
-func TopicSpecs(partitions int32) []processors.TopicSpec {
-	return []processors.TopicSpec{{Name: TopicCaptureIndex, Partitions: partitions, Compacted: true}}
+// stream.EnsureTopics).
+func TopicSpecs(partitions int32) []stream.TopicSpec {
+	return []stream.TopicSpec{{Name: TopicCaptureIndex, Partitions: partitions, Compacted: true}}
 }
 
 // CaptureIndex is the capture index (TopicCaptureIndex) held in memory by a
-// processors.View: every member sees every tenant's sightings, and a restarted member
+// stream.View: every member sees every tenant's sightings, and a restarted member
 // restores them from the compacted topic. Besides the SHA-256 sightings it holds the
 // perceptual hashes (PerceptualKey entries) in one phash.Set per tenant, searched linearly
 // by Near (see perceptual.go for the figures). Safe for concurrent use.
 type CaptureIndex struct {
-	view *processors.View
+	view *stream.View
 	near *perceptualSets
 }
 
 // NewCaptureIndex creates the index view; opts are the runtime's client options. Run it
 // beside the group.
-func NewCaptureIndex(opts ...processors.Option) (*CaptureIndex, error) {
+func NewCaptureIndex(opts ...stream.Option) (*CaptureIndex, error) {
 	near := newPerceptualSets()
-	v, err := processors.NewView(TopicCaptureIndex, append(opts, processors.WithOnUpdate(near.apply))...)
+	v, err := stream.NewView(TopicCaptureIndex, append(opts, stream.WithOnUpdate(near.apply))...)
 	if err != nil {
 		return nil, fmt.Errorf("fraud: capture index: %w", err)
 	}

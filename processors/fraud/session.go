@@ -8,12 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // handleErasedSnapshot forgets the session of a snapshot's tombstone (its erasure).
-func (g *group) handleErasedSnapshot(ctx context.Context, rec *processors.Record, _ processors.Table) ([]processors.Output, error) {
+func (g *group) handleErasedSnapshot(ctx context.Context, rec *stream.Record, _ stream.Table) ([]stream.Output, error) {
 	if len(rec.Key) == 0 {
 		return nil, fmt.Errorf("snapshot tombstone at offset %d has no key", rec.Offset)
 	}
@@ -21,7 +21,7 @@ func (g *group) handleErasedSnapshot(ctx context.Context, rec *processors.Record
 }
 
 // handleSnapshot runs the session checks once per session (see the package comment).
-func (g *group) handleSnapshot(ctx context.Context, rec *processors.Record, st *schemas.SessionState) ([]processors.Output, error) {
+func (g *group) handleSnapshot(ctx context.Context, rec *stream.Record, st *schemas.SessionState) ([]stream.Output, error) {
 	if len(rec.Key) == 0 || st.Envelope.SessionID != string(rec.Key) {
 		return nil, fmt.Errorf("snapshot at offset %d: key is not its session id", rec.Offset)
 	}
@@ -129,18 +129,18 @@ func assessed(st *schemas.SessionState) bool {
 
 // forgetSession tombstones the capture-index entries of an erased session, and its
 // face-index entry when the face checks are on (a tombstone for an absent key is harmless).
-func (g *group) forgetSession(ctx context.Context, sessionID string) ([]processors.Output, error) {
+func (g *group) forgetSession(ctx context.Context, sessionID string) ([]stream.Output, error) {
 	if err := g.sightings.WaitReady(ctx); err != nil {
 		return nil, fmt.Errorf("capture index: %w", err)
 	}
 	keys := g.sightings.KeysOfSession(sessionID)
 	slices.Sort(keys)
-	outs := make([]processors.Output, 0, len(keys))
+	outs := make([]stream.Output, 0, len(keys))
 	for _, k := range keys {
-		outs = append(outs, processors.Output{Topic: TopicCaptureIndex, Key: []byte(k)})
+		outs = append(outs, stream.Output{Topic: TopicCaptureIndex, Key: []byte(k)})
 	}
 	if g.faces.enabled() {
-		outs = append(outs, processors.Output{Topic: schemas.TopicFaceIndex, Key: []byte(sessionID)})
+		outs = append(outs, stream.Output{Topic: schemas.TopicFaceIndex, Key: []byte(sessionID)})
 	}
 	return outs, nil
 }

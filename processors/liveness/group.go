@@ -21,9 +21,9 @@ import (
 	"github.com/idstream/idstream/internal/claimcheck"
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/imagecheck"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // GroupName is the consumer group id.
@@ -118,7 +118,7 @@ func WithLogger(l *slog.Logger) Option {
 // an undecodable record, an assessment without session or capture id, a blob store failure
 // other than not-found, too large or invalid key, a model failure, or an encoding failure.
 // It is safe for concurrent use.
-func NewGroup(codec processors.Codec, blobs blob.Store, engine *face.Engine, opts ...Option) (processors.Group, error) {
+func NewGroup(codec stream.Codec, blobs blob.Store, engine *face.Engine, opts ...Option) (stream.Group, error) {
 	g := &group{
 		codec: codec, blobs: blobs, engine: engine,
 		now: time.Now, limits: imagecheck.DefaultLimits(),
@@ -130,16 +130,16 @@ func NewGroup(codec processors.Codec, blobs blob.Store, engine *face.Engine, opt
 	if g.modelVersion == "" {
 		v, err := ModelVersion(engine.Config())
 		if err != nil {
-			return processors.Group{}, fmt.Errorf("liveness: %w", err)
+			return stream.Group{}, fmt.Errorf("liveness: %w", err)
 		}
 		g.modelVersion = v
 	}
-	input := processors.On(schemas.Quality, g.handle)
-	return processors.Group{
+	input := stream.On(schemas.Quality, g.handle)
+	return stream.Group{
 		Name:    GroupName,
-		Inputs:  processors.Topics(input),
+		Inputs:  stream.Topics(input),
 		Outputs: Spec().Outputs,
-		Handler: processors.Handle(GroupName, codec, input),
+		Handler: stream.Handle(GroupName, codec, input),
 	}, nil
 }
 
@@ -151,7 +151,7 @@ func ModelVersion(m face.Models) (string, error) {
 }
 
 type group struct {
-	codec        processors.Codec
+	codec        stream.Codec
 	blobs        blob.Store
 	engine       *face.Engine
 	now          func() time.Time
@@ -160,7 +160,7 @@ type group struct {
 	log          *slog.Logger
 }
 
-func (g *group) handle(ctx context.Context, rec *processors.Record, qa *schemas.QualityAssessed) ([]processors.Output, error) {
+func (g *group) handle(ctx context.Context, rec *stream.Record, qa *schemas.QualityAssessed) ([]stream.Output, error) {
 	if qa.Step != StepSelfie || !qa.Passed {
 		return nil, nil
 	}
@@ -171,11 +171,11 @@ func (g *group) handle(ctx context.Context, rec *processors.Record, qa *schemas.
 	if err != nil || ev == nil {
 		return nil, err
 	}
-	out, err := processors.Emit(g.codec, schemas.Liveness, []byte(qa.Envelope.SessionID), ev)
+	out, err := stream.Emit(g.codec, schemas.Liveness, []byte(qa.Envelope.SessionID), ev)
 	if err != nil {
 		return nil, fmt.Errorf("result of capture %s: %w", qa.CaptureID, err)
 	}
-	return []processors.Output{out}, nil
+	return []stream.Output{out}, nil
 }
 
 // assess returns the liveness result of the selfie of qa, or nil when its image is gone.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/face"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 var assessedAt = time.Date(2026, 11, 22, 10, 0, 0, 123_000_000, time.UTC)
@@ -20,7 +20,7 @@ var assessedAt = time.Date(2026, 11, 22, 10, 0, 0, 123_000_000, time.UTC)
 type fixture struct {
 	codec *schemas.Codec
 	blobs *blob.FS
-	group processors.Group
+	group stream.Group
 }
 
 func newFixture(t testing.TB, opts ...Option) *fixture {
@@ -43,7 +43,7 @@ func newFixture(t testing.TB, opts ...Option) *fixture {
 }
 
 // selfie stores data as a capture's image and returns the gate's assessment record for it.
-func (f *fixture) selfie(t testing.TB, captureID string, data []byte, mutate ...func(*schemas.QualityAssessed)) *processors.Record {
+func (f *fixture) selfie(t testing.TB, captureID string, data []byte, mutate ...func(*schemas.QualityAssessed)) *stream.Record {
 	t.Helper()
 	obj, err := f.blobs.Put(context.Background(), "ten_1/ses_1/"+captureID+"/image", data, "image/jpeg")
 	if err != nil {
@@ -67,10 +67,10 @@ func (f *fixture) selfie(t testing.TB, captureID string, data []byte, mutate ...
 	if err != nil {
 		t.Fatalf("encode assessment: %v", err)
 	}
-	return &processors.Record{Topic: schemas.TopicQuality, Key: []byte("ses_1"), Value: v}
+	return &stream.Record{Topic: schemas.TopicQuality, Key: []byte("ses_1"), Value: v}
 }
 
-func (f *fixture) outputs(t testing.TB, rec *processors.Record) []processors.Output {
+func (f *fixture) outputs(t testing.TB, rec *stream.Record) []stream.Output {
 	t.Helper()
 	outs, err := f.group.Handler(context.Background(), rec)
 	if err != nil {
@@ -80,7 +80,7 @@ func (f *fixture) outputs(t testing.TB, rec *processors.Record) []processors.Out
 }
 
 // assessed runs the handler and decodes its single output.
-func (f *fixture) assessed(t *testing.T, rec *processors.Record) schemas.LivenessAssessed {
+func (f *fixture) assessed(t *testing.T, rec *stream.Record) schemas.LivenessAssessed {
 	t.Helper()
 	outs := f.outputs(t, rec)
 	if len(outs) != 1 {
@@ -208,7 +208,7 @@ func TestUnreadableImageFailsWithoutError(t *testing.T) {
 func TestNothingToAssess(t *testing.T) {
 	f := newFixture(t)
 	data := encodeJPEG(t, portrait(t), 92)
-	cases := map[string]*processors.Record{
+	cases := map[string]*stream.Record{
 		"failed gate":    f.selfie(t, "cap_8", data, func(qa *schemas.QualityAssessed) { qa.Passed = false; qa.Reasons = []string{"blurry"} }),
 		"document step":  f.selfie(t, "cap_9", data, func(qa *schemas.QualityAssessed) { qa.Step = "document_front" }),
 		"tombstone":      {Topic: schemas.TopicQuality, Key: []byte("ses_1")},
@@ -227,7 +227,7 @@ func TestNothingToAssess(t *testing.T) {
 func TestBadRecordsAreErrors(t *testing.T) {
 	f := newFixture(t)
 	data := encodeJPEG(t, portrait(t), 92)
-	cases := map[string]*processors.Record{
+	cases := map[string]*stream.Record{
 		"other topic": {Topic: schemas.TopicCaptures, Key: []byte("ses_1"), Value: []byte{1}},
 		"garbage":     {Topic: schemas.TopicQuality, Key: []byte("ses_1"), Value: []byte("not avro")},
 		"no capture":  f.selfie(t, "cap_11", data, func(qa *schemas.QualityAssessed) { qa.CaptureID = "" }),

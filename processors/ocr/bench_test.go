@@ -15,8 +15,8 @@ import (
 	"github.com/idstream/idstream/internal/cardrender"
 	"github.com/idstream/idstream/internal/docread"
 	"github.com/idstream/idstream/internal/face/facetest"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // BenchmarkHandler is the group's time per passed document capture (a 1200×756 or
@@ -78,7 +78,7 @@ func BenchmarkHandler(b *testing.B) {
 }
 
 // benchAssessment stores data as a capture's image and returns its passed QualityAssessed.
-func benchAssessment(b *testing.B, codec *schemas.Codec, blobs blob.Store, captureID, step string, data []byte) *processors.Record {
+func benchAssessment(b *testing.B, codec *schemas.Codec, blobs blob.Store, captureID, step string, data []byte) *stream.Record {
 	b.Helper()
 	obj, err := blobs.Put(context.Background(), tenantID+"/"+sessionID+"/"+captureID+"/image", data, "image/jpeg")
 	if err != nil {
@@ -94,7 +94,7 @@ func benchAssessment(b *testing.B, codec *schemas.Codec, blobs blob.Store, captu
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &processors.Record{Topic: schemas.TopicQuality, Key: []byte(sessionID), Value: v}
+	return &stream.Record{Topic: schemas.TopicQuality, Key: []byte(sessionID), Value: v}
 }
 
 // jpegOf encodes img as a quality-92 JPEG.

@@ -28,9 +28,9 @@ import (
 	"github.com/idstream/idstream/internal/docread"
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/imagecheck"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // GroupName is the consumer group id.
@@ -232,7 +232,7 @@ func WithLogger(l *slog.Logger) Option {
 // capture id, a blob store failure other than not-found, too large or invalid key, an OCR
 // engine or face detector failure, or an encoding failure. It is safe for concurrent use
 // when reader and faces are (internal/docread's Reader and internal/face's Engine are).
-func NewGroup(codec processors.Codec, blobs blob.Store, reader *docread.Reader, faces FaceDetector, opts ...Option) processors.Group {
+func NewGroup(codec stream.Codec, blobs blob.Store, reader *docread.Reader, faces FaceDetector, opts ...Option) stream.Group {
 	g := &group{
 		codec: codec, blobs: blobs, reader: reader, faces: faces,
 		now: time.Now, limits: imagecheck.DefaultLimits(),
@@ -242,17 +242,17 @@ func NewGroup(codec processors.Codec, blobs blob.Store, reader *docread.Reader, 
 	for _, o := range opts {
 		o(g)
 	}
-	input := processors.On(schemas.Quality, g.handle)
-	return processors.Group{
+	input := stream.On(schemas.Quality, g.handle)
+	return stream.Group{
 		Name:    GroupName,
-		Inputs:  processors.Topics(input),
+		Inputs:  stream.Topics(input),
 		Outputs: Spec().Outputs,
-		Handler: processors.Handle(GroupName, codec, input),
+		Handler: stream.Handle(GroupName, codec, input),
 	}
 }
 
 type group struct {
-	codec         processors.Codec
+	codec         stream.Codec
 	blobs         blob.Store
 	reader        *docread.Reader
 	faces         FaceDetector
@@ -277,7 +277,7 @@ func sideOf(step string) (string, bool) {
 	return "", false
 }
 
-func (g *group) handle(ctx context.Context, rec *processors.Record, qa *schemas.QualityAssessed) ([]processors.Output, error) {
+func (g *group) handle(ctx context.Context, rec *stream.Record, qa *schemas.QualityAssessed) ([]stream.Output, error) {
 	side, ok := sideOf(qa.Step)
 	if !ok || !qa.Passed {
 		return nil, nil
@@ -289,11 +289,11 @@ func (g *group) handle(ctx context.Context, rec *processors.Record, qa *schemas.
 	if err != nil || doc == nil {
 		return nil, err
 	}
-	out, err := processors.Emit(g.codec, schemas.Documents, []byte(qa.Envelope.SessionID), doc)
+	out, err := stream.Emit(g.codec, schemas.Documents, []byte(qa.Envelope.SessionID), doc)
 	if err != nil {
 		return nil, fmt.Errorf("read of capture %s: %w", qa.CaptureID, err)
 	}
-	return []processors.Output{out}, nil
+	return []stream.Output{out}, nil
 }
 
 // errErased reports that the capture's image disappeared while it was read.

@@ -20,8 +20,8 @@ import (
 	"github.com/idstream/idstream/internal/docread"
 	"github.com/idstream/idstream/internal/face/facetest"
 	"github.com/idstream/idstream/internal/imagecheck"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // TestMain makes sure Tesseract runs with OMP_THREAD_LIMIT=1: OpenMP reads it when the
@@ -65,7 +65,7 @@ type fixture struct {
 	blobs *blob.FS
 	faces *facetest.Env
 	rend  *cardrender.Renderer
-	group processors.Group
+	group stream.Group
 }
 
 func newFixture(t *testing.T, opts ...Option) *fixture {
@@ -115,7 +115,7 @@ func encodeJPEG(t *testing.T, img image.Image) []byte {
 }
 
 // assessment stores data as the image of capture and returns its passed QualityAssessed.
-func (f *fixture) assessment(t *testing.T, captureID, step string, data []byte) *processors.Record {
+func (f *fixture) assessment(t *testing.T, captureID, step string, data []byte) *stream.Record {
 	t.Helper()
 	obj, err := f.blobs.Put(context.Background(), tenantID+"/"+sessionID+"/"+captureID+"/image", data, "image/jpeg")
 	if err != nil {
@@ -129,18 +129,18 @@ func (f *fixture) assessment(t *testing.T, captureID, step string, data []byte) 
 	})
 }
 
-func (f *fixture) record(t *testing.T, qa *schemas.QualityAssessed) *processors.Record {
+func (f *fixture) record(t *testing.T, qa *schemas.QualityAssessed) *stream.Record {
 	t.Helper()
 	v, err := f.codec.Encode(schemas.TopicQuality, qa)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &processors.Record{Topic: schemas.TopicQuality, Key: []byte(sessionID), Value: v}
+	return &stream.Record{Topic: schemas.TopicQuality, Key: []byte(sessionID), Value: v}
 }
 
 // run handles rec and returns its one DocumentRead (nil when there is no output) and the
 // raw output value.
-func (f *fixture) run(t *testing.T, rec *processors.Record) (*schemas.DocumentRead, []byte) {
+func (f *fixture) run(t *testing.T, rec *stream.Record) (*schemas.DocumentRead, []byte) {
 	t.Helper()
 	outs, err := f.group.Handler(context.Background(), rec)
 	if err != nil {
@@ -499,12 +499,12 @@ func TestNoOutput(t *testing.T) {
 		if doc, _ := f.run(t, f.record(t, &qa)); doc != nil {
 			t.Error("output for a selfie")
 		}
-		if doc, _ := f.run(t, &processors.Record{Topic: schemas.TopicQuality, Key: []byte(sessionID)}); doc != nil {
+		if doc, _ := f.run(t, &stream.Record{Topic: schemas.TopicQuality, Key: []byte(sessionID)}); doc != nil {
 			t.Error("output for a tombstone")
 		}
 	})
 	t.Run("errors", func(t *testing.T) {
-		if _, err := f.group.Handler(context.Background(), &processors.Record{Topic: schemas.TopicCaptures, Value: []byte{1}}); err == nil {
+		if _, err := f.group.Handler(context.Background(), &stream.Record{Topic: schemas.TopicCaptures, Value: []byte{1}}); err == nil {
 			t.Error("no error for a record of another topic")
 		}
 		qa := schemas.QualityAssessed{Step: StepFront, Passed: true, Envelope: schemas.Envelope{OccurredAt: capturedAt}}

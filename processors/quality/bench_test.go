@@ -11,13 +11,13 @@ import (
 	"github.com/idstream/idstream/internal/cardrender"
 	"github.com/idstream/idstream/internal/face/facetest"
 	"github.com/idstream/idstream/internal/imagequality"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // benchCapture builds the group (with opts) over a temporary blob store holding data as the
 // image of one capture of step, and returns the group and that capture's record.
-func benchCapture(b *testing.B, step string, data []byte, opts ...Option) (processors.Group, *processors.Record) {
+func benchCapture(b *testing.B, step string, data []byte, opts ...Option) (stream.Group, *stream.Record) {
 	b.Helper()
 	codec, err := schemas.NewCodec()
 	if err != nil {
@@ -42,11 +42,11 @@ func benchCapture(b *testing.B, step string, data []byte, opts ...Option) (proce
 		b.Fatal(err)
 	}
 	g := NewGroup(codec, blobs, imagequality.NewGate(imagequality.DefaultThresholds()), opts...)
-	return g, &processors.Record{Topic: schemas.TopicCaptures, Key: []byte("ses_1"), Value: v}
+	return g, &stream.Record{Topic: schemas.TopicCaptures, Key: []byte("ses_1"), Value: v}
 }
 
 // measureHandler reports the group's latency and CPU per image for rec (benchmetrics).
-func measureHandler(b *testing.B, g processors.Group, rec *processors.Record) {
+func measureHandler(b *testing.B, g stream.Group, rec *stream.Record) {
 	benchmetrics.Measure(b, 1, func() {
 		if outs, err := g.Handler(context.Background(), rec); err != nil || len(outs) != 1 {
 			b.Fatalf("outputs %d, err %v", len(outs), err)

@@ -20,9 +20,9 @@ import (
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/imagecheck"
 	"github.com/idstream/idstream/internal/imagequality"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // GroupName is the consumer group id.
@@ -137,22 +137,22 @@ func WithImageLimits(lim imagecheck.Limits) Option {
 // (retried, then dead-lettered) for a record of another topic, an undecodable record, a
 // capture without a session or capture id, or a blob store failure other than not-found.
 // The handler is safe for concurrent use.
-func NewGroup(codec processors.Codec, blobs blob.Store, gate *imagequality.Gate, opts ...Option) processors.Group {
+func NewGroup(codec stream.Codec, blobs blob.Store, gate *imagequality.Gate, opts ...Option) stream.Group {
 	g := &group{codec: codec, blobs: blobs, gate: gate, now: time.Now, limits: imagecheck.DefaultLimits()}
 	for _, o := range opts {
 		o(g)
 	}
-	input := processors.On(schemas.Captures, g.handle)
-	return processors.Group{
+	input := stream.On(schemas.Captures, g.handle)
+	return stream.Group{
 		Name:    GroupName,
-		Inputs:  processors.Topics(input),
+		Inputs:  stream.Topics(input),
 		Outputs: Spec().Outputs,
-		Handler: processors.Handle(GroupName, codec, input),
+		Handler: stream.Handle(GroupName, codec, input),
 	}
 }
 
 type group struct {
-	codec   processors.Codec
+	codec   stream.Codec
 	blobs   blob.Store
 	gate    *imagequality.Gate
 	now     func() time.Time
@@ -173,7 +173,7 @@ func kindOf(step string) (imagequality.Kind, bool) {
 	}
 }
 
-func (g *group) handle(ctx context.Context, rec *processors.Record, c *schemas.CaptureSubmitted) ([]processors.Output, error) {
+func (g *group) handle(ctx context.Context, rec *stream.Record, c *schemas.CaptureSubmitted) ([]stream.Output, error) {
 	kind, ok := kindOf(c.Step)
 	if !ok {
 		return nil, nil
@@ -185,11 +185,11 @@ func (g *group) handle(ctx context.Context, rec *processors.Record, c *schemas.C
 	if err != nil || !emit {
 		return nil, err
 	}
-	out, err := processors.Emit(g.codec, schemas.Quality, []byte(c.Envelope.SessionID), qa)
+	out, err := stream.Emit(g.codec, schemas.Quality, []byte(c.Envelope.SessionID), qa)
 	if err != nil {
 		return nil, fmt.Errorf("assessment of capture %s: %w", c.CaptureID, err)
 	}
-	return []processors.Output{out}, nil
+	return []stream.Output{out}, nil
 }
 
 // assess returns the assessment of c, or emit false when there is nothing to say.

@@ -16,8 +16,8 @@ import (
 
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/imagequality"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 var capturedAt = time.Date(2026, 11, 22, 10, 0, 0, 123_000_000, time.UTC)
@@ -25,7 +25,7 @@ var capturedAt = time.Date(2026, 11, 22, 10, 0, 0, 123_000_000, time.UTC)
 type fixture struct {
 	codec *schemas.Codec
 	blobs *blob.FS
-	group processors.Group
+	group stream.Group
 }
 
 func newFixture(t *testing.T, opts ...Option) *fixture {
@@ -93,7 +93,7 @@ func encodePNG(t *testing.T, img image.Image) []byte {
 }
 
 // capture stores data as the image of a capture and returns the encoded CaptureSubmitted.
-func (f *fixture) capture(t *testing.T, captureID, step string, data []byte) (*processors.Record, schemas.BlobRef) {
+func (f *fixture) capture(t *testing.T, captureID, step string, data []byte) (*stream.Record, schemas.BlobRef) {
 	t.Helper()
 	obj, err := f.blobs.Put(context.Background(), "ten_1/ses_1/"+captureID+"/image", data, "image/jpeg")
 	if err != nil {
@@ -103,7 +103,7 @@ func (f *fixture) capture(t *testing.T, captureID, step string, data []byte) (*p
 	return f.record(t, captureID, step, []schemas.BlobRef{ref}), ref
 }
 
-func (f *fixture) record(t *testing.T, captureID, step string, blobs []schemas.BlobRef) *processors.Record {
+func (f *fixture) record(t *testing.T, captureID, step string, blobs []schemas.BlobRef) *stream.Record {
 	t.Helper()
 	c := schemas.CaptureSubmitted{
 		Envelope:  schemas.Envelope{EventID: "evt_" + captureID, SessionID: "ses_1", TenantID: "ten_1", OccurredAt: capturedAt, Producer: "edge"},
@@ -117,11 +117,11 @@ func (f *fixture) record(t *testing.T, captureID, step string, blobs []schemas.B
 	if err != nil {
 		t.Fatalf("encode capture: %v", err)
 	}
-	return &processors.Record{Topic: schemas.TopicCaptures, Key: []byte("ses_1"), Value: v}
+	return &stream.Record{Topic: schemas.TopicCaptures, Key: []byte("ses_1"), Value: v}
 }
 
 // assessed runs the handler and decodes its single output.
-func (f *fixture) assessed(t *testing.T, rec *processors.Record) schemas.QualityAssessed {
+func (f *fixture) assessed(t *testing.T, rec *stream.Record) schemas.QualityAssessed {
 	t.Helper()
 	outs, err := f.group.Handler(context.Background(), rec)
 	if err != nil {
@@ -284,7 +284,7 @@ func TestClockWhenCaptureHasNoTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	qa := f.assessed(t, &processors.Record{Topic: schemas.TopicCaptures, Key: []byte("ses_1"), Value: v})
+	qa := f.assessed(t, &stream.Record{Topic: schemas.TopicCaptures, Key: []byte("ses_1"), Value: v})
 	if want := now.Truncate(time.Millisecond); !qa.Envelope.OccurredAt.Equal(want) {
 		t.Fatalf("occurred_at = %s, want the clock's %s", qa.Envelope.OccurredAt, want)
 	}
@@ -304,17 +304,17 @@ func TestErrorsAreReturnedForRetry(t *testing.T) {
 	if _, err := broken.Handler(context.Background(), rec); err == nil {
 		t.Error("blob store failure: no error, want one (retry)")
 	}
-	if _, err := f.group.Handler(context.Background(), &processors.Record{Topic: schemas.TopicCaptures, Value: []byte{0xC3, 0x01, 0xFF}}); err == nil {
+	if _, err := f.group.Handler(context.Background(), &stream.Record{Topic: schemas.TopicCaptures, Value: []byte{0xC3, 0x01, 0xFF}}); err == nil {
 		t.Error("undecodable record: no error")
 	}
-	if _, err := f.group.Handler(context.Background(), &processors.Record{Topic: schemas.TopicQuality, Value: rec.Value}); err == nil {
+	if _, err := f.group.Handler(context.Background(), &stream.Record{Topic: schemas.TopicQuality, Value: rec.Value}); err == nil {
 		t.Error("record of another topic: no error")
 	}
 	noID := f.record(t, "", "selfie", nil)
 	if _, err := f.group.Handler(context.Background(), noID); err == nil {
 		t.Error("capture without capture id: no error")
 	}
-	if outs, err := f.group.Handler(context.Background(), &processors.Record{Topic: schemas.TopicCaptures, Key: []byte("ses_1")}); err != nil || len(outs) != 0 {
+	if outs, err := f.group.Handler(context.Background(), &stream.Record{Topic: schemas.TopicCaptures, Key: []byte("ses_1")}); err != nil || len(outs) != 0 {
 		t.Errorf("tombstone: %d outputs, %v; want none", len(outs), err)
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // Early events. The group's inputs are separate topics, fetched independently: on a cluster
@@ -48,7 +48,7 @@ func isPlaceholder(st *schemas.SessionState) bool {
 
 // keepEarly returns the placeholder ph (nil: none yet) with rec appended, or an error when
 // it is full.
-func keepEarly(ph *schemas.SessionState, rec *processors.Record, env schemas.Envelope) (*schemas.SessionState, error) {
+func keepEarly(ph *schemas.SessionState, rec *stream.Record, env schemas.Envelope) (*schemas.SessionState, error) {
 	next := &schemas.SessionState{Status: schemas.StatusUnopened}
 	if ph != nil {
 		if len(ph.EarlyEvents) >= MaxEarlyEvents {

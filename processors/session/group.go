@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/idstream/idstream/internal/flow"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // GroupName is the consumer group id, and the producer name in the envelopes the group writes.
@@ -64,13 +64,13 @@ func WithFlows(flows flow.Set) Option { return func(c *config) { c.flows = flows
 // each owned open or capturing session whose expires_at is not after now; the fold of that
 // event, not the tick, changes the state; and a tombstone for each placeholder older than
 // the early-event TTL. The handlers are safe for concurrent use.
-func NewGroup(codec processors.Codec, opts ...Option) processors.StatefulGroup {
+func NewGroup(codec stream.Codec, opts ...Option) stream.StatefulGroup {
 	cfg := config{tick: DefaultExpiryTick, earlyTTL: DefaultEarlyTTL, flows: flow.Default()}
 	for _, o := range opts {
 		o(&cfg)
 	}
 	g := &group{codec: codec, folder: NewFolder(cfg.flows), clock: cfg.clock, earlyTTL: cfg.earlyTTL}
-	return processors.StatefulGroup{
+	return stream.StatefulGroup{
 		Name:    GroupName,
 		Inputs:  Spec().Inputs,
 		Outputs: Spec().Outputs,
@@ -82,13 +82,13 @@ func NewGroup(codec processors.Codec, opts ...Option) processors.StatefulGroup {
 }
 
 type group struct {
-	codec    processors.Codec
+	codec    stream.Codec
 	folder   Folder
 	clock    func() time.Time
 	earlyTTL time.Duration
 }
 
-func (g *group) handle(_ context.Context, rec *processors.Record, table processors.Table) ([]processors.Output, error) {
+func (g *group) handle(_ context.Context, rec *stream.Record, table stream.Table) ([]stream.Output, error) {
 	if rec.Value == nil {
 		return nil, nil // tombstones (e.g. an erased decision) carry nothing to fold
 	}
@@ -136,17 +136,17 @@ func (g *group) handle(_ context.Context, rec *processors.Record, table processo
 	if !changed {
 		return nil, nil
 	}
-	out := processors.Output{Topic: schemas.TopicSessionState, Key: rec.Key}
+	out := stream.Output{Topic: schemas.TopicSessionState, Key: rec.Key}
 	if next != nil {
 		if out.Value, err = g.codec.Encode(schemas.TopicSessionState, next); err != nil {
 			return nil, fmt.Errorf("session: encode state: %w", err)
 		}
 	}
-	return []processors.Output{out}, nil
+	return []stream.Output{out}, nil
 }
 
 // decode decodes rec into the event type of its topic and returns it with its envelope.
-func (g *group) decode(rec *processors.Record) (any, schemas.Envelope, error) {
+func (g *group) decode(rec *stream.Record) (any, schemas.Envelope, error) {
 	event, env, err := g.decodeValue(rec.Topic, rec.Value)
 	if err != nil {
 		return nil, env, fmt.Errorf("session: offset %d: %w", rec.Offset, err)
@@ -211,7 +211,7 @@ func isOpened(event any) *schemas.SessionEvent {
 // "evt_exp_<session id>", occurred_at = expires_at), so ticks that run again before the
 // event is folded produce the same bytes, and folding it twice changes nothing.
 // Stored states that cannot be decoded are skipped: the record handler reports them.
-func (g *group) tick(_ context.Context, now time.Time, table processors.Table) ([]processors.Output, error) {
+func (g *group) tick(_ context.Context, now time.Time, table stream.Table) ([]stream.Output, error) {
 	if g.clock != nil {
 		now = g.clock()
 	}
@@ -240,9 +240,9 @@ func (g *group) tick(_ context.Context, now time.Time, table processors.Table) (
 	})
 	sort.Slice(expired, func(i, j int) bool { return expired[i].id < expired[j].id })
 	sort.Strings(stale)
-	outs := make([]processors.Output, 0, len(expired)+len(stale))
+	outs := make([]stream.Output, 0, len(expired)+len(stale))
 	for _, id := range stale {
-		outs = append(outs, processors.Output{Topic: schemas.TopicSessionState, Key: []byte(id)})
+		outs = append(outs, stream.Output{Topic: schemas.TopicSessionState, Key: []byte(id)})
 	}
 	for _, d := range expired {
 		id := d.id
@@ -251,7 +251,7 @@ func (g *group) tick(_ context.Context, now time.Time, table processors.Table) (
 		if err != nil {
 			return nil, fmt.Errorf("session: encode expiry event: %w", err)
 		}
-		outs = append(outs, processors.Output{Topic: schemas.TopicSessions, Key: []byte(id), Value: value})
+		outs = append(outs, stream.Output{Topic: schemas.TopicSessions, Key: []byte(id), Value: value})
 	}
 	return outs, nil
 }

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
-// memTable is the in-test processors.Table: a map the test applies table outputs to.
+// memTable is the in-test stream.Table: a map the test applies table outputs to.
 type memTable map[string][]byte
 
 func (m memTable) Get(key []byte) ([]byte, bool) {
@@ -34,7 +34,7 @@ func (m memTable) Range(fn func(key, value []byte) bool) {
 }
 
 // apply does what the runtime does with outputs addressed to the table topic.
-func (m memTable) apply(outs []processors.Output, table string) {
+func (m memTable) apply(outs []stream.Output, table string) {
 	for _, o := range outs {
 		if o.Topic != table {
 			continue
@@ -71,14 +71,14 @@ func topicOf(e any) string {
 	return ""
 }
 
-func record(t *testing.T, c *schemas.Codec, e any, offset int64) *processors.Record {
+func record(t *testing.T, c *schemas.Codec, e any, offset int64) *stream.Record {
 	t.Helper()
 	topic := topicOf(e)
 	b, err := c.Encode(topic, e)
 	if err != nil {
 		t.Fatalf("encode %T: %v", e, err)
 	}
-	return &processors.Record{Topic: topic, Key: []byte(sid), Value: b, Offset: offset}
+	return &stream.Record{Topic: topic, Key: []byte(sid), Value: b, Offset: offset}
 }
 
 func decodeState(t *testing.T, c *schemas.Codec, b []byte) *schemas.SessionState {
@@ -226,11 +226,11 @@ func TestGroupHandlerRejectsBadRecords(t *testing.T) {
 	good := record(t, c, idCard(), 0)
 	tests := []struct {
 		name string
-		rec  *processors.Record
+		rec  *stream.Record
 	}{
-		{"undecodable", &processors.Record{Topic: schemas.TopicSessions, Key: []byte(sid), Value: []byte("garbage")}},
-		{"unknown topic", &processors.Record{Topic: "other", Key: []byte(sid), Value: good.Value}},
-		{"key mismatch", &processors.Record{Topic: schemas.TopicSessions, Key: []byte("ses_other"), Value: good.Value}},
+		{"undecodable", &stream.Record{Topic: schemas.TopicSessions, Key: []byte(sid), Value: []byte("garbage")}},
+		{"unknown topic", &stream.Record{Topic: "other", Key: []byte(sid), Value: good.Value}},
+		{"key mismatch", &stream.Record{Topic: schemas.TopicSessions, Key: []byte("ses_other"), Value: good.Value}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -246,7 +246,7 @@ func TestGroupHandlerRejectsBadRecords(t *testing.T) {
 		}
 	})
 	t.Run("tombstone input ignored", func(t *testing.T) {
-		outs, err := g.Handler(ctx, &processors.Record{Topic: schemas.TopicDecisions, Key: []byte(sid)}, memTable{})
+		outs, err := g.Handler(ctx, &stream.Record{Topic: schemas.TopicDecisions, Key: []byte(sid)}, memTable{})
 		if err != nil || outs != nil {
 			t.Fatalf("outs %+v err %v", outs, err)
 		}
@@ -321,7 +321,7 @@ func TestTickThenFoldExpiresSession(t *testing.T) {
 	if err != nil || len(outs) != 1 {
 		t.Fatalf("tick: %d outputs, %v", len(outs), err)
 	}
-	rec := &processors.Record{Topic: outs[0].Topic, Key: outs[0].Key, Value: outs[0].Value, Offset: 2}
+	rec := &stream.Record{Topic: outs[0].Topic, Key: outs[0].Key, Value: outs[0].Value, Offset: 2}
 	res, err := g.Handler(ctx, rec, table)
 	if err != nil || len(res) != 1 {
 		t.Fatalf("fold expiry: %+v %v", res, err)

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // BenchmarkSinkVsRawInsert writes batches of decided sessions (1 decisions row + 4 checks
@@ -18,7 +18,7 @@ func BenchmarkSinkVsRawInsert(b *testing.B) {
 	c := newCodec(b)
 	s := newSink(b, conn, db)
 	const sessions = 2000
-	recs := make([]*processors.Record, sessions)
+	recs := make([]*stream.Record, sessions)
 	var decRows, chkRows [][]any
 	now := time.Now()
 	for i := range recs {

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 func faceEntry(sid, outcome string, at time.Time) *schemas.FaceIndexEntry {
@@ -25,7 +25,7 @@ func TestFaceIndexRows(t *testing.T) {
 	s := newSink(t, conn, db)
 	ctx := context.Background()
 	at := time.Date(2026, 11, 22, 10, 0, 0, 123_000_000, time.UTC)
-	if err := s.Write(ctx, []*processors.Record{
+	if err := s.Write(ctx, []*stream.Record{
 		rec(t, c, schemas.TopicFaceIndex, "ses_v", faceEntry("ses_v", "", at), 0),
 		rec(t, c, schemas.TopicFaceIndex, "ses_v", faceEntry("ses_v", "verified", at.Add(time.Second)), 1),
 		rec(t, c, schemas.TopicFaceIndex, "ses_r", faceEntry("ses_r", "rejected", at), 2),
@@ -43,7 +43,7 @@ func TestFaceIndexRows(t *testing.T) {
 		t.Fatal("face_index row of ses_v: wrong columns")
 	}
 	// ses_e erased; ses_x verified and erased within one batch.
-	if err := s.Write(ctx, []*processors.Record{
+	if err := s.Write(ctx, []*stream.Record{
 		rec(t, c, schemas.TopicFaceIndex, "ses_e", nil, 5),
 		rec(t, c, schemas.TopicFaceIndex, "ses_x", faceEntry("ses_x", "verified", at), 6),
 		rec(t, c, schemas.TopicFaceIndex, "ses_x", nil, 7),

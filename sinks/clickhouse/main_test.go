@@ -13,8 +13,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idstream/idstream/internal/chserver"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // shared is the package's ClickHouse server (one per test binary, started by TestMain);
@@ -190,9 +190,9 @@ func webhookAttempt(i, attempt int) *schemas.WebhookAttempt {
 }
 
 // rec encodes v as a record of topic (nil v: a tombstone).
-func rec(t testing.TB, c *schemas.Codec, topic, key string, v any, offset int64) *processors.Record {
+func rec(t testing.TB, c *schemas.Codec, topic, key string, v any, offset int64) *stream.Record {
 	t.Helper()
-	r := &processors.Record{Topic: topic, Key: []byte(key), Offset: offset}
+	r := &stream.Record{Topic: topic, Key: []byte(key), Offset: offset}
 	if v != nil {
 		b, err := c.Encode(topic, v)
 		if err != nil {
@@ -234,34 +234,34 @@ func waitMutations(t testing.TB, conn driver.Conn, db string) {
 }
 
 // kafkaOpts are the runtime options of the tests' clients.
-func kafkaOpts(brokers []string) []processors.Option {
-	return []processors.Option{
-		processors.WithBrokers(brokers),
-		processors.WithRetry(3, 20*time.Millisecond),
-		processors.WithKgoOpts(kgo.FetchMaxWait(250*time.Millisecond), kgo.SessionTimeout(1500*time.Millisecond), kgo.HeartbeatInterval(150*time.Millisecond)),
+func kafkaOpts(brokers []string) []stream.Option {
+	return []stream.Option{
+		stream.WithBrokers(brokers),
+		stream.WithRetry(3, 20*time.Millisecond),
+		stream.WithKgoOpts(kgo.FetchMaxWait(250*time.Millisecond), kgo.SessionTimeout(1500*time.Millisecond), kgo.HeartbeatInterval(150*time.Millisecond)),
 	}
 }
 
 func startBroker(t testing.TB) []string {
 	t.Helper()
-	e, err := processors.StartEmbedded(processors.WithPartitionsDefault(4))
+	e, err := stream.StartEmbedded(stream.WithPartitionsDefault(4))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	specs := []processors.TopicSpec{}
+	specs := []stream.TopicSpec{}
 	for _, tp := range Inputs() {
-		specs = append(specs, processors.TopicSpec{Name: tp, Partitions: 4, Compacted: tp == schemas.TopicSessionState})
+		specs = append(specs, stream.TopicSpec{Name: tp, Partitions: 4, Compacted: tp == schemas.TopicSessionState})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := processors.EnsureTopics(ctx, e.Addrs(), specs); err != nil {
+	if err := stream.EnsureTopics(ctx, e.Addrs(), specs); err != nil {
 		t.Fatal(err)
 	}
 	return e.Addrs()
 }
 
-func produce(t testing.TB, p *processors.Producer, outs ...processors.Output) {
+func produce(t testing.TB, p *stream.Producer, outs ...stream.Output) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -273,7 +273,7 @@ func produce(t testing.TB, p *processors.Producer, outs ...processors.Output) {
 // runSink runs s under a BatchRunner until the test ends.
 func runSink(t testing.TB, s *Sink, brokers []string) {
 	t.Helper()
-	r, err := processors.NewBatchRunner(s.Group(), kafkaOpts(brokers)...)
+	r, err := stream.NewBatchRunner(s.Group(), kafkaOpts(brokers)...)
 	if err != nil {
 		t.Fatal(err)
 	}

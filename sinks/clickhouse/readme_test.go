@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 var sqlBlock = regexp.MustCompile("(?s)```sql\n(.*?)```")
@@ -20,7 +20,7 @@ func TestReadmeQueriesRun(t *testing.T) {
 	conn, db := newDB(t)
 	c := newCodec(t)
 	s := newSink(t, conn, db)
-	var recs []*processors.Record
+	var recs []*stream.Record
 	for i := 0; i < 40; i++ {
 		st := decidedState(i, []string{RetentionService, RetentionIntegrator}[i%2])
 		recs = append(recs, rec(t, c, schemas.TopicSessionState, st.Envelope.SessionID, st, int64(i)))

@@ -24,9 +24,9 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // DefaultGroupName is the consumer group of the sink.
@@ -116,9 +116,9 @@ func New(conn driver.Conn, codec *schemas.Codec, opts ...Option) (*Sink, error) 
 	return &Sink{conn: conn, codec: codec, cfg: cfg}, nil
 }
 
-// Group returns the sink as a batch group for processors.NewBatchRunner.
-func (s *Sink) Group() processors.BatchGroup {
-	return processors.BatchGroup{
+// Group returns the sink as a batch group for stream.NewBatchRunner.
+func (s *Sink) Group() stream.BatchGroup {
+	return stream.BatchGroup{
 		Name: s.cfg.group, Inputs: Inputs(), MaxRecords: s.cfg.maxRecords, MaxWait: s.cfg.maxWait,
 		Handler: s.Write,
 	}
@@ -141,7 +141,7 @@ type batchRows struct {
 // snapshot in the batch carries a biometric erasure (consent withdrawal). It returns the first ClickHouse error, having written
 // possibly part of the batch: writing the batch again is harmless, rows replace
 // themselves. A record that cannot be decoded is logged and skipped (it never will be).
-func (s *Sink) Write(ctx context.Context, recs []*processors.Record) error {
+func (s *Sink) Write(ctx context.Context, recs []*stream.Record) error {
 	b := s.collect(recs)
 	if err := s.erase(ctx, b.eraseBefore); err != nil {
 		return err
@@ -170,7 +170,7 @@ func (s *Sink) Write(ctx context.Context, recs []*processors.Record) error {
 // collect decodes recs into rows. Of several snapshots of one session only the last is
 // kept; a tombstone erases the session after the inserts, or before them when a snapshot of
 // the same session follows it in the batch.
-func (s *Sink) collect(recs []*processors.Record) batchRows {
+func (s *Sink) collect(recs []*stream.Record) batchRows {
 	var b batchRows
 	type last struct {
 		st        *schemas.SessionState // nil: tombstone
@@ -263,7 +263,7 @@ func (s *Sink) collect(recs []*processors.Record) batchRows {
 	return b
 }
 
-func (s *Sink) skip(r *processors.Record, err error) {
+func (s *Sink) skip(r *stream.Record, err error) {
 	s.skipped.Add(1)
 	s.cfg.logger.Warn("clickhouse sink: record skipped", "topic", r.Topic, "partition", r.Partition, "offset", r.Offset, "err", err)
 }

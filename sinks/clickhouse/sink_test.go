@@ -7,8 +7,8 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 func TestWriteDecidedSessionsAndChecks(t *testing.T) {
@@ -19,7 +19,7 @@ func TestWriteDecidedSessionsAndChecks(t *testing.T) {
 	st := decidedState(1, RetentionService)
 	open := *st
 	open.Status, open.Decision, open.DecidedAt, open.Version = schemas.StatusProcessing, nil, nil, 5
-	recs := []*processors.Record{
+	recs := []*stream.Record{
 		rec(t, c, schemas.TopicSessionState, st.Envelope.SessionID, &open, 0), // not terminal: not written
 		rec(t, c, schemas.TopicSessionState, st.Envelope.SessionID, st, 1),
 	}
@@ -56,7 +56,7 @@ func TestIntegratorRetentionLeavesNoRawPII(t *testing.T) {
 	c := newCodec(t)
 	s := newSink(t, conn, db)
 	st := decidedState(2, RetentionIntegrator)
-	if err := s.Write(context.Background(), []*processors.Record{rec(t, c, schemas.TopicSessionState, st.Envelope.SessionID, st, 0)}); err != nil {
+	if err := s.Write(context.Background(), []*stream.Record{rec(t, c, schemas.TopicSessionState, st.Envelope.SessionID, st, 0)}); err != nil {
 		t.Fatal(err)
 	}
 	assertNoPII(t, conn, db, st.Envelope.SessionID)
@@ -92,7 +92,7 @@ func TestErasureClearsPIIAndFaceIndex(t *testing.T) {
 	ctx := context.Background()
 	st, other := decidedState(3, RetentionService), decidedState(5, RetentionService)
 	sid := st.Envelope.SessionID
-	if err := s.Write(ctx, []*processors.Record{
+	if err := s.Write(ctx, []*stream.Record{
 		rec(t, c, schemas.TopicSessionState, sid, st, 0),
 		rec(t, c, schemas.TopicSessionState, other.Envelope.SessionID, other, 1),
 	}); err != nil {
@@ -112,7 +112,7 @@ func TestErasureClearsPIIAndFaceIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := s.Write(ctx, []*processors.Record{rec(t, c, schemas.TopicSessionState, sid, nil, 2)}); err != nil {
+	if err := s.Write(ctx, []*stream.Record{rec(t, c, schemas.TopicSessionState, sid, nil, 2)}); err != nil {
 		t.Fatal(err)
 	}
 	waitMutations(t, conn, db)
@@ -136,7 +136,7 @@ func TestConsentsAndWebhookAttemptsLand(t *testing.T) {
 	conn, db := newDB(t)
 	c := newCodec(t)
 	s := newSink(t, conn, db)
-	var recs []*processors.Record
+	var recs []*stream.Record
 	for i := 0; i < 6; i++ {
 		cr := consent(i)
 		recs = append(recs, rec(t, c, schemas.TopicConsents, cr.TrackingID, cr, int64(i)))
@@ -144,7 +144,7 @@ func TestConsentsAndWebhookAttemptsLand(t *testing.T) {
 	recs = append(recs,
 		rec(t, c, schemas.TopicWebhookAttempts, "ses_000001", webhookAttempt(1, 1), 0),
 		rec(t, c, schemas.TopicWebhookAttempts, "ses_000001", webhookAttempt(1, 2), 1),
-		&processors.Record{Topic: schemas.TopicConsents, Key: []byte("junk"), Value: []byte("not avro")},
+		&stream.Record{Topic: schemas.TopicConsents, Key: []byte("junk"), Value: []byte("not avro")},
 	)
 	for i := 0; i < 2; i++ { // a replay deduplicates
 		if err := s.Write(context.Background(), recs); err != nil {
@@ -196,7 +196,7 @@ func TestBiometricErasureClearsFaceIndex(t *testing.T) {
 	withdrawn.Version++
 	withdrawn.BiometricErasure = &schemas.BiometricErasure{TrackingID: "trk_1", ConsentID: "con_w", RequestedAt: erasedAt,
 		BlobsDeleted: []string{"fs://ten_a/" + sid + "/cap_s/image"}, ErasedAt: &erasedAt}
-	batch := []*processors.Record{
+	batch := []*stream.Record{
 		rec(t, c, schemas.TopicSessionState, sid, st, 0),
 		rec(t, c, schemas.TopicSessionState, other.Envelope.SessionID, other, 1),
 		rec(t, c, schemas.TopicSessionState, sid, &withdrawn, 2),

@@ -9,15 +9,15 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/idstream/idstream/internal/chserver"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // stateOutputs returns, for sessions [from, to), a non-terminal snapshot then the decided
 // one (as the session group writes them), plus a duplicate of the decided one.
-func stateOutputs(t testing.TB, c *schemas.Codec, from, to int) []processors.Output {
+func stateOutputs(t testing.TB, c *schemas.Codec, from, to int) []stream.Output {
 	t.Helper()
-	var outs []processors.Output
+	var outs []stream.Output
 	for i := from; i < to; i++ {
 		st := decidedState(i, []string{RetentionService, RetentionIntegrator}[i%2])
 		open := *st
@@ -27,7 +27,7 @@ func stateOutputs(t testing.TB, c *schemas.Codec, from, to int) []processors.Out
 			if err != nil {
 				t.Fatal(err)
 			}
-			outs = append(outs, processors.Output{Topic: schemas.TopicSessionState, Key: []byte(st.Envelope.SessionID), Value: b})
+			outs = append(outs, stream.Output{Topic: schemas.TopicSessionState, Key: []byte(st.Envelope.SessionID), Value: b})
 		}
 	}
 	return outs
@@ -37,7 +37,7 @@ func TestStreamOfDecisionsLandsOnce(t *testing.T) {
 	conn, db := newDB(t)
 	c := newCodec(t)
 	brokers := startBroker(t)
-	p, err := processors.NewProducer(kafkaOpts(brokers)...)
+	p, err := stream.NewProducer(kafkaOpts(brokers)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestStreamOfDecisionsLandsOnce(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		cr := consent(i)
 		b, _ := c.Encode(schemas.TopicConsents, cr)
-		produce(t, p, processors.Output{Topic: schemas.TopicConsents, Key: []byte(cr.TrackingID), Value: b})
+		produce(t, p, stream.Output{Topic: schemas.TopicConsents, Key: []byte(cr.TrackingID), Value: b})
 	}
 	eventually(t, "all decisions", func() bool {
 		return queryInt(t, conn, "SELECT count() FROM "+db+".decisions FINAL") == n &&
@@ -91,7 +91,7 @@ func TestClickHouseDownMidStream(t *testing.T) {
 	}
 	c := newCodec(t)
 	brokers := startBroker(t)
-	p, err := processors.NewProducer(kafkaOpts(brokers)...)
+	p, err := stream.NewProducer(kafkaOpts(brokers)...)
 	if err != nil {
 		t.Fatal(err)
 	}

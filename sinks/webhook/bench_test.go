@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/idstream/idstream/internal/tenant"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // BenchmarkDeliveries measures end to end, on the embedded broker: decided snapshots
@@ -28,14 +28,14 @@ func BenchmarkDeliveries(b *testing.B) {
 	e.produce(schemas.TopicSessionState, "ses_warm", decided("ses_warm", "ten_a", nil))
 	waitDeliveries(b, rcv, 1)
 
-	outs := make([]processors.Output, b.N)
+	outs := make([]stream.Output, b.N)
 	for i := range b.N {
 		sid := "ses_b" + strconv.Itoa(i)
 		v, err := e.codec.Encode(schemas.TopicSessionState, decided(sid, "ten_a", nil))
 		if err != nil {
 			b.Fatal(err)
 		}
-		outs[i] = processors.Output{Topic: schemas.TopicSessionState, Key: []byte(sid), Value: v}
+		outs[i] = stream.Output{Topic: schemas.TopicSessionState, Key: []byte(sid), Value: v}
 	}
 	b.ResetTimer()
 	start := time.Now()

@@ -12,8 +12,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // tenantBusyDelay is how long a due delivery waits when its tenant already has
@@ -310,7 +310,7 @@ func (d *deliverer) attempt(it *item) bool {
 	if superseded && followTopic == schemas.TopicWebhookRetry {
 		follow = nil // the retry this attempt would schedule is already on the topic
 	}
-	outs := make([]processors.Output, 0, 2)
+	outs := make([]stream.Output, 0, 2)
 	out, err := d.s.output(schemas.TopicWebhookAttempts, del.Envelope.SessionID, rec)
 	if err != nil {
 		d.s.log.Error("webhook delivery: encode attempt", "err", err)
@@ -348,7 +348,7 @@ func (d *deliverer) send(del schemas.WebhookDelivery, now time.Time) sendResult 
 
 // produce sends outs, retrying with backoff until they are acknowledged or the deliverer
 // stops.
-func (d *deliverer) produce(outs []processors.Output) bool {
+func (d *deliverer) produce(outs []stream.Output) bool {
 	wait := 50 * time.Millisecond
 	for {
 		err := d.s.cfg.Producer.Produce(d.workCtx, outs...)

@@ -19,8 +19,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idstream/idstream/internal/tenant"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // guard bounds how long a test waits for the pipeline before failing (a hang guard, not an
@@ -149,7 +149,7 @@ type env struct {
 	t       testing.TB
 	brokers []string
 	codec   *schemas.Codec
-	prod    *processors.Producer
+	prod    *stream.Producer
 }
 
 func kgoTestOpts() []kgo.Opt {
@@ -163,7 +163,7 @@ func kgoTestOpts() []kgo.Opt {
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	e, err := processors.StartEmbedded(processors.WithDataDir(t.TempDir()), processors.WithPartitionsDefault(3))
+	e, err := stream.StartEmbedded(stream.WithDataDir(t.TempDir()), stream.WithPartitionsDefault(3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,19 +171,19 @@ func newEnv(t testing.TB) *env {
 	brokers := e.Addrs()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	var specs []processors.TopicSpec
+	var specs []stream.TopicSpec
 	for _, ti := range schemas.Topics() {
-		specs = append(specs, processors.TopicSpec{Name: ti.Name, Partitions: 3, Compacted: ti.Compacted},
-			processors.TopicSpec{Name: ti.Name + processors.DLQSuffix, Partitions: 3})
+		specs = append(specs, stream.TopicSpec{Name: ti.Name, Partitions: 3, Compacted: ti.Compacted},
+			stream.TopicSpec{Name: ti.Name + stream.DLQSuffix, Partitions: 3})
 	}
-	if err := processors.EnsureTopics(ctx, brokers, specs); err != nil {
+	if err := stream.EnsureTopics(ctx, brokers, specs); err != nil {
 		t.Fatal(err)
 	}
 	codec, err := schemas.NewCodec()
 	if err != nil {
 		t.Fatal(err)
 	}
-	prod, err := processors.NewProducer(processors.WithBrokers(brokers), processors.WithKgoOpts(kgoTestOpts()...))
+	prod, err := stream.NewProducer(stream.WithBrokers(brokers), stream.WithKgoOpts(kgoTestOpts()...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func (e *env) startSink(tenants *tenant.Registry, schedule Schedule) *Sink {
 		Brokers: e.brokers, Tenants: tenants, Codec: e.codec, Producer: e.prod,
 		KgoOpts: kgoTestOpts(), Schedule: schedule, Timeout: 5 * time.Second,
 		CommitInterval: 50 * time.Millisecond,
-		Runtime:        []processors.Option{processors.WithRetry(3, time.Millisecond)},
+		Runtime:        []stream.Option{stream.WithRetry(3, time.Millisecond)},
 	})
 	if err != nil {
 		e.t.Fatal(err)
@@ -243,7 +243,7 @@ func (e *env) produce(topic, key string, v any) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := e.prod.Produce(ctx, processors.Output{Topic: topic, Key: []byte(key), Value: val}); err != nil {
+	if err := e.prod.Produce(ctx, stream.Output{Topic: topic, Key: []byte(key), Value: val}); err != nil {
 		e.t.Fatal(err)
 	}
 }

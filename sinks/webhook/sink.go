@@ -6,7 +6,7 @@
 //
 // It runs as two consumer groups:
 //
-//   - the trigger group (Config.TriggerGroup, a processors.Group on the runtime) reads
+//   - the trigger group (Config.TriggerGroup, a stream.Group on the runtime) reads
 //     ekyc.session-state.v1 and turns the snapshot that folds a Decision into a
 //     WebhookDelivery attempt 0 on ekyc.webhook.retry.v1. It never talks HTTP, so a slow
 //     endpoint cannot hold up the state topic.
@@ -39,9 +39,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idstream/idstream/internal/tenant"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // Defaults of Config.
@@ -59,16 +59,16 @@ const (
 // Config configures a Sink. Brokers, Tenants, Codec and Producer are required; zero values
 // of the rest take the defaults above.
 type Config struct {
-	Brokers  []string             // seed brokers of both groups
-	Tenants  *tenant.Registry     // webhook_url, webhook_secrets, allow_private_webhooks
-	Codec    *schemas.Codec       // encodes and decodes every record
-	Producer *processors.Producer // produces retries, dead letters and attempt records
-	Logger   *slog.Logger         // default: discard; never given bodies, URLs or secrets
-	Metrics  *processors.Metrics  // runtime metrics of the trigger group (optional)
-	KgoOpts  []kgo.Opt            // extra franz-go options for both groups (tests: FetchMaxWait)
-	Runtime  []processors.Option  // extra runtime options for the trigger group
-	Now      func() time.Time     // clock (default time.Now)
-	Schedule Schedule             // retry schedule (default DefaultSchedule)
+	Brokers  []string         // seed brokers of both groups
+	Tenants  *tenant.Registry // webhook_url, webhook_secrets, allow_private_webhooks
+	Codec    *schemas.Codec   // encodes and decodes every record
+	Producer *stream.Producer // produces retries, dead letters and attempt records
+	Logger   *slog.Logger     // default: discard; never given bodies, URLs or secrets
+	Metrics  *stream.Metrics  // runtime metrics of the trigger group (optional)
+	KgoOpts  []kgo.Opt        // extra franz-go options for both groups (tests: FetchMaxWait)
+	Runtime  []stream.Option  // extra runtime options for the trigger group
+	Now      func() time.Time // clock (default time.Now)
+	Schedule Schedule         // retry schedule (default DefaultSchedule)
 
 	TriggerGroup         string        // consumer group of the trigger (default "webhook")
 	DeliveryGroup        string        // consumer group of the deliverer (default "webhook-delivery")
@@ -138,8 +138,8 @@ func setDefault[T comparable](v *T, def T) {
 
 // TriggerGroupSpec declares the trigger as a runtime group: ekyc.session-state.v1 in,
 // ekyc.webhook.retry.v1 out, handler Trigger.
-func (s *Sink) TriggerGroupSpec() processors.Group {
-	return processors.Group{
+func (s *Sink) TriggerGroupSpec() stream.Group {
+	return stream.Group{
 		Name:    s.cfg.TriggerGroup,
 		Inputs:  []string{schemas.TopicSessionState},
 		Outputs: []string{schemas.TopicWebhookRetry},
@@ -156,13 +156,13 @@ func Topics() []string {
 // attempts in flight, commits and returns nil) or one of them fails (it stops the other and
 // returns the error).
 func (s *Sink) Run(ctx context.Context) error {
-	opts := []processors.Option{
-		processors.WithBrokers(s.cfg.Brokers),
-		processors.WithLogger(s.log),
-		processors.WithMetrics(s.cfg.Metrics),
-		processors.WithKgoOpts(s.cfg.KgoOpts...),
+	opts := []stream.Option{
+		stream.WithBrokers(s.cfg.Brokers),
+		stream.WithLogger(s.log),
+		stream.WithMetrics(s.cfg.Metrics),
+		stream.WithKgoOpts(s.cfg.KgoOpts...),
 	}
-	runner, err := processors.NewRunner(s.TriggerGroupSpec(), append(opts, s.cfg.Runtime...)...)
+	runner, err := stream.NewRunner(s.TriggerGroupSpec(), append(opts, s.cfg.Runtime...)...)
 	if err != nil {
 		return fmt.Errorf("webhook sink: %w", err)
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // Producer is the envelope producer of every record the sink writes.
@@ -18,7 +18,7 @@ const Producer = "webhook"
 // sessions with no webhook URL (neither the session's nor the tenant's) produce nothing.
 // It is deterministic: the body is built as of the decision, so a re-run yields the same
 // record (the same webhook-id, the same bytes).
-func (s *Sink) Trigger(_ context.Context, rec *processors.Record) ([]processors.Output, error) {
+func (s *Sink) Trigger(_ context.Context, rec *stream.Record) ([]stream.Output, error) {
 	if rec.Value == nil {
 		return nil, nil
 	}
@@ -67,14 +67,14 @@ func (s *Sink) Trigger(_ context.Context, rec *processors.Record) ([]processors.
 	if err != nil {
 		return nil, fmt.Errorf("webhook trigger: %w", err)
 	}
-	return []processors.Output{out}, nil
+	return []stream.Output{out}, nil
 }
 
 // output encodes v for topic, keyed by key.
-func (s *Sink) output(topic, key string, v any) (processors.Output, error) {
+func (s *Sink) output(topic, key string, v any) (stream.Output, error) {
 	val, err := s.cfg.Codec.Encode(topic, v)
 	if err != nil {
-		return processors.Output{}, fmt.Errorf("encode %s: %w", topic, err)
+		return stream.Output{}, fmt.Errorf("encode %s: %w", topic, err)
 	}
-	return processors.Output{Topic: topic, Key: []byte(key), Value: val}, nil
+	return stream.Output{Topic: topic, Key: []byte(key), Value: val}, nil
 }

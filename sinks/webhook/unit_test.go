@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/idstream/idstream/internal/tenant"
-	"github.com/idstream/idstream/processors"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // TestSignatureSpecVector checks the example of the Standard Webhooks specification.
@@ -136,7 +136,7 @@ func TestTrigger(t *testing.T) {
 		&tenant.Tenant{ID: "ten_a", WebhookURL: "https://tenant.example/hook", WebhookSecrets: []string{secret}},
 		&tenant.Tenant{ID: "ten_nourl", WebhookSecrets: []string{secret}},
 	)
-	prod, err := processors.NewProducer(processors.WithBrokers([]string{"127.0.0.1:1"}))
+	prod, err := stream.NewProducer(stream.WithBrokers([]string{"127.0.0.1:1"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,14 +145,14 @@ func TestTrigger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := func(st *schemas.SessionState) *processors.Record {
+	rec := func(st *schemas.SessionState) *stream.Record {
 		v, err := codec.Encode(schemas.TopicSessionState, st)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &processors.Record{Topic: schemas.TopicSessionState, Key: []byte(st.Envelope.SessionID), Value: v}
+		return &stream.Record{Topic: schemas.TopicSessionState, Key: []byte(st.Envelope.SessionID), Value: v}
 	}
-	run := func(r *processors.Record) []processors.Output {
+	run := func(r *stream.Record) []stream.Output {
 		outs, err := s.Trigger(context.Background(), r)
 		if err != nil {
 			t.Fatal(err)
@@ -190,7 +190,7 @@ func TestTrigger(t *testing.T) {
 	}
 	notDecision := decided("ses_3", "ten_a", nil)
 	notDecision.Envelope.Producer = "session"
-	for name, r := range map[string]*processors.Record{
+	for name, r := range map[string]*stream.Record{
 		"tombstone":      {Topic: schemas.TopicSessionState, Key: []byte("ses_4")},
 		"other producer": rec(notDecision),
 		"no url":         rec(decided("ses_5", "ten_nourl", nil)),

@@ -1,11 +1,11 @@
-// Package processors is the Kafka runtime every processor group runs on: topic bootstrap,
+// Package stream is the Kafka runtime every processor group runs on: topic bootstrap,
 // the embedded broker, stateless at-least-once groups, exactly-once stateful groups with a
 // table restored from a compacted topic, materialised views, producers, retries, dead-letter
-// topics and metrics. Processor packages below it (session, decision, quality, ...) hold
+// topics and metrics. The processor packages (processors/session, decision, quality, ...) hold
 // domain logic only and declare themselves with Group or StatefulGroup, their inputs typed
 // by the topic handles of schemas (On, OnTable: the topic guard, tombstones and decoding are
 // the runtime's) and their outputs made with Emit.
-package processors
+package stream
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package processors
+package stream
 
 import (
 	"context"
