@@ -5,6 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/idstream/idstream/readmodel"
 	"github.com/idstream/idstream/schemas"
 	"github.com/idstream/idstream/stream"
 )
@@ -158,18 +159,18 @@ func (s *Server) replayWebhooks(c *fiber.Ctx) error {
 	var outs []stream.Output
 	replayed := 0
 	for _, st := range sessions {
-		url := schemas.WebhookTarget(st, t.WebhookURL)
+		url := readmodel.WebhookTarget(st, t.WebhookURL)
 		if url == "" {
 			continue // nowhere to deliver
 		}
-		body, err := schemas.WebhookBody(st, now)
+		body, err := readmodel.WebhookBody(st, now)
 		if err != nil {
 			return err
 		}
 		sid := st.Envelope.SessionID
 		d := schemas.WebhookDelivery{
 			Envelope:        s.envelope(sid, t.ID),
-			WebhookID:       schemas.WebhookID(st.Decision.DecisionID),
+			WebhookID:       readmodel.WebhookID(st.Decision.DecisionID),
 			DecisionEventID: schemas.DecisionEventID(st.Decision.DecisionID),
 			URL:             url,
 			Attempt:         0,

@@ -15,6 +15,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/idstream/idstream/internal/blob"
+	"github.com/idstream/idstream/readmodel"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -90,7 +91,7 @@ func (s *Server) stepSession(c *fiber.Ctx) (principal, *schemas.SessionState, er
 	case st.Decision != nil || st.DecidedAt != nil ||
 		st.Status == schemas.StatusVerified || st.Status == schemas.StatusRejected || st.Status == schemas.StatusCancelled:
 		return p, nil, problem(fiber.StatusConflict, CodeSessionClosed, "the session is decided or cancelled")
-	case EffectiveStatus(st, s.now()) == schemas.StatusExpired:
+	case readmodel.EffectiveStatus(st, s.now()) == schemas.StatusExpired:
 		return p, nil, problem(fiber.StatusGone, CodeSessionExpired, "the session has expired")
 	}
 	return p, st, nil

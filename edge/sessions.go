@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/idstream/idstream/internal/tenant"
+	"github.com/idstream/idstream/readmodel"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -220,7 +221,7 @@ func (s *Server) getSession(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(DataGetBody(st, s.now(), !p.isSDK()))
+	return c.JSON(readmodel.DataGetBody(st, s.now(), !p.isSDK()))
 }
 
 // deleteSession erases a session: SessionErased is produced (the session group tombstones
@@ -280,3 +281,6 @@ func printableASCII(s string) bool {
 	}
 	return true
 }
+
+// rfc3339 formats t as the API's timestamps: UTC, seconds.
+func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -1,6 +1,9 @@
 package schemas
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Topic names. Every topic is keyed by session_id unless its comment says otherwise.
 const (
@@ -516,4 +519,10 @@ type TrackedErasure struct {
 	ConsentID   string    `avro:"consent_id"`
 	Categories  []string  `avro:"categories"`
 	RequestedAt time.Time `avro:"requested_at"`
+}
+
+// DecisionEventID is the event id of the Decision whose decision id is decisionID
+// ("dec_<digits>" → "evt_<digits>"): the decision group derives both from the session id.
+func DecisionEventID(decisionID string) string {
+	return "evt_" + strings.TrimPrefix(decisionID, "dec_")
 }

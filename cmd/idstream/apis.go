@@ -16,6 +16,7 @@ import (
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/flow"
 	"github.com/idstream/idstream/internal/tenant"
+	"github.com/idstream/idstream/readmodel"
 )
 
 // startConsent starts the consent API over the consent index.
@@ -49,11 +50,11 @@ func (s *Service) startEdge(blobs blob.Store, flows flow.Set) error {
 	if err != nil {
 		return err
 	}
-	if s.states, err = newStateView(s.codec, s.runtimeOpts("edge-view")...); err != nil {
+	if s.states, err = readmodel.NewStates(s.codec, s.runtimeOpts("edge-view")...); err != nil {
 		return err
 	}
 	s.spawn("session-state view", s.states.Run)
-	replies, err := newQualityReplies(s.codec, s.runtimeOpts("edge-replies")...)
+	replies, err := readmodel.NewGateReplies(s.codec, s.runtimeOpts("edge-replies")...)
 	if err != nil {
 		return err
 	}

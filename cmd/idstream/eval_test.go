@@ -12,7 +12,7 @@ import (
 
 	"github.com/idstream/idstream/internal/evaluation"
 	"github.com/idstream/idstream/internal/face/facetest"
-	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/readmodel"
 )
 
 // TestEvalSmallCorpus is `idstream eval` on the small built-in corpus: one document of every
@@ -129,7 +129,7 @@ func TestResolveLateWaitsForTheGoodCapture(t *testing.T) {
 		}}
 	}
 	out := gate()
-	resolveLate(out, &schemas.SessionView{Steps: map[string]schemas.StepView{"document_front": {Status: "retake", CaptureID: "cap_bad"}}})
+	resolveLate(out, &readmodel.SessionView{Steps: map[string]readmodel.StepView{"document_front": {Status: "retake", CaptureID: "cap_bad"}}})
 	if a := out.Gate[1]; a.Status != "pending" {
 		t.Errorf("step still showing the bad capture: good capture resolved %q, want pending", a.Status)
 	}
@@ -137,7 +137,7 @@ func TestResolveLateWaitsForTheGoodCapture(t *testing.T) {
 		t.Errorf("goodCapture = %q, want cap_good", goodCapture(out.Gate, "document_front"))
 	}
 	out = gate()
-	resolveLate(out, &schemas.SessionView{Steps: map[string]schemas.StepView{"document_front": {Status: "accepted", CaptureID: "cap_good"}}})
+	resolveLate(out, &readmodel.SessionView{Steps: map[string]readmodel.StepView{"document_front": {Status: "accepted", CaptureID: "cap_good"}}})
 	if a := out.Gate[1]; a.Status != "accepted" || !a.Late {
 		t.Errorf("step showing the good capture accepted: %+v, want accepted late", a)
 	}

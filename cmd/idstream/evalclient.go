@@ -16,6 +16,7 @@ import (
 	"github.com/idstream/idstream/internal/evaluation"
 	"github.com/idstream/idstream/processors/decision"
 	"github.com/idstream/idstream/processors/ocr"
+	"github.com/idstream/idstream/readmodel"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -24,7 +25,7 @@ type evalClient struct {
 	base   string
 	http   *http.Client
 	corpus *evaluation.Corpus
-	states *stateView // the pipeline's session snapshots, for what was read of an undecided session
+	states *readmodel.States // the pipeline's session snapshots, for what was read of an undecided session
 }
 
 // run sends one session and returns what it gave; failures are recorded in Outcome.Err.
@@ -83,7 +84,7 @@ func (cl *evalClient) send(ctx context.Context, s evaluation.Session, key string
 	})
 	deadline := time.Now().Add(timeout)
 	for {
-		var view schemas.SessionView
+		var view readmodel.SessionView
 		if err := cl.json(ctx, http.MethodGet, "/v1/ekyc/sessions/"+init.SessionID, key, nil, http.StatusOK, &view); err != nil {
 			return fmt.Errorf("data get: %w", err)
 		}
@@ -114,7 +115,7 @@ func (cl *evalClient) send(ctx context.Context, s evaluation.Session, key string
 
 // resolveLate fills in the gate's answer to each good capture it answered after the step's
 // budget (202 pending), from the session's step status and its quality check.
-func resolveLate(out *evaluation.Outcome, v *schemas.SessionView) {
+func resolveLate(out *evaluation.Outcome, v *readmodel.SessionView) {
 	for i := range out.Gate {
 		a := &out.Gate[i]
 		if a.Status != "pending" || a.Expect == "" || a.Step == "" {
@@ -308,7 +309,7 @@ func (cl *evalClient) json(ctx context.Context, method, path, key string, body a
 
 // record copies what Data Get says into out: status, checks, decision reasons and the
 // extracted data (canonical fields and the others under one map, the MRZ fields apart).
-func record(out *evaluation.Outcome, v *schemas.SessionView) {
+func record(out *evaluation.Outcome, v *readmodel.SessionView) {
 	out.Status = v.Status
 	out.Checks = out.Checks[:0]
 	for _, c := range v.Checks {

@@ -24,6 +24,7 @@ import (
 	"github.com/idstream/idstream/internal/registry"
 	"github.com/idstream/idstream/internal/tenant"
 	"github.com/idstream/idstream/processors/fraud"
+	"github.com/idstream/idstream/readmodel"
 	"github.com/idstream/idstream/schemas"
 	"github.com/idstream/idstream/stream"
 )
@@ -60,7 +61,7 @@ type Service struct {
 	consentLn   net.Listener
 	consentAddr string
 	registryURL string
-	states      *stateView
+	states      *readmodel.States
 	secrets     *tenant.Secrets
 
 	ctx    context.Context

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/idstream/idstream/readmodel"
 	"github.com/idstream/idstream/schemas"
 	"github.com/idstream/idstream/stream"
 )
@@ -41,16 +42,16 @@ func (s *Sink) Trigger(_ context.Context, rec *stream.Record) ([]stream.Output, 
 		s.log.Warn("webhook trigger: unknown tenant", "tenant_id", st.Envelope.TenantID, "session_id", st.Envelope.SessionID)
 		return nil, nil
 	}
-	url := schemas.WebhookTarget(&st, t.WebhookURL)
+	url := readmodel.WebhookTarget(&st, t.WebhookURL)
 	if url == "" {
 		return nil, nil
 	}
 	at := st.Envelope.OccurredAt
-	body, err := schemas.WebhookBody(&st, at)
+	body, err := readmodel.WebhookBody(&st, at)
 	if err != nil {
 		return nil, fmt.Errorf("webhook trigger: body: %w", err)
 	}
-	wid := schemas.WebhookID(st.Decision.DecisionID)
+	wid := readmodel.WebhookID(st.Decision.DecisionID)
 	d := schemas.WebhookDelivery{
 		Envelope: schemas.Envelope{
 			EventID: wid + "/0", SessionID: st.Envelope.SessionID, TenantID: st.Envelope.TenantID,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/idstream/idstream/internal/tenant"
+	"github.com/idstream/idstream/readmodel"
 	"github.com/idstream/idstream/schemas"
 	"github.com/idstream/idstream/stream"
 )
@@ -175,7 +176,7 @@ func TestTrigger(t *testing.T) {
 	if err := codec.Decode(schemas.TopicSessionState, rec(st).Value, &decoded); err != nil {
 		t.Fatal(err)
 	}
-	want, _ := schemas.WebhookBody(&decoded, time.Now())
+	want, _ := readmodel.WebhookBody(&decoded, time.Now())
 	if string(d.Body) != string(want) {
 		t.Errorf("body %s, want the Data Get webhook body %s", d.Body, want)
 	}

@@ -1,4 +1,4 @@
-package edge
+package readmodel
 
 import (
 	"encoding/json"

@@ -1,9 +1,10 @@
-package schemas
+package readmodel
 
 import (
 	"encoding/json"
-	"strings"
 	"time"
+
+	"github.com/idstream/idstream/schemas"
 )
 
 // StepPending is the status the Data Get body gives a required step not captured yet.
@@ -23,7 +24,7 @@ type SessionView struct {
 	Steps       map[string]StepView `json:"steps"`
 	Decision    *DecisionView       `json:"decision"`
 	Checks      []CheckView         `json:"checks"`
-	Extracted   *Extracted          `json:"extracted"`
+	Extracted   *schemas.Extracted  `json:"extracted"`
 
 	full bool
 }
@@ -36,9 +37,9 @@ type StepView struct {
 
 // DecisionView is SessionView.Decision.
 type DecisionView struct {
-	Outcome       string   `json:"outcome"`
-	PolicyVersion string   `json:"policy_version"`
-	Reasons       []Reason `json:"reasons"`
+	Outcome       string           `json:"outcome"`
+	PolicyVersion string           `json:"policy_version"`
+	Reasons       []schemas.Reason `json:"reasons"`
 }
 
 // CheckView is one entry of SessionView.Checks.
@@ -74,7 +75,7 @@ func (v SessionView) Full() bool { return v.full }
 // view; otherwise the SDK view. A state still open or capturing at or past its expires_at is
 // reported "expired". decision and extracted stay null until decided; checks lists every
 // check of the state (empty array, never null). st must not be nil.
-func DataGetBody(st *SessionState, now time.Time, full bool) SessionView {
+func DataGetBody(st *schemas.SessionState, now time.Time, full bool) SessionView {
 	v := SessionView{
 		SessionID:   st.Envelope.SessionID,
 		Flow:        st.Flow,
@@ -105,7 +106,7 @@ func DataGetBody(st *SessionState, now time.Time, full bool) SessionView {
 	if d := st.Decision; d != nil {
 		reasons := d.Reasons
 		if reasons == nil {
-			reasons = []Reason{}
+			reasons = []schemas.Reason{}
 		}
 		v.Decision = &DecisionView{Outcome: d.Outcome, PolicyVersion: d.PolicyVersion, Reasons: reasons}
 		v.Extracted = d.Extracted
@@ -119,15 +120,15 @@ func DataGetBody(st *SessionState, now time.Time, full bool) SessionView {
 
 // EffectiveStatus is the session's status as of now: open or capturing past expires_at is
 // "expired".
-func EffectiveStatus(st *SessionState, now time.Time) string {
+func EffectiveStatus(st *schemas.SessionState, now time.Time) string {
 	switch st.Status {
-	case StatusOpen, StatusCapturing, "":
+	case schemas.StatusOpen, schemas.StatusCapturing, "":
 		if !st.ExpiresAt.IsZero() && !now.Before(st.ExpiresAt) {
-			return StatusExpired
+			return schemas.StatusExpired
 		}
 	}
 	if st.Status == "" {
-		return StatusOpen
+		return schemas.StatusOpen
 	}
 	return st.Status
 }
@@ -144,7 +145,7 @@ func WebhookID(decisionID string) string { return WebhookIDPrefix + decisionID }
 
 // WebhookTarget returns where the session-completed webhook of st goes: the session's
 // webhook_url when set, else tenantURL (the tenant's). Empty means nowhere.
-func WebhookTarget(st *SessionState, tenantURL string) string {
+func WebhookTarget(st *schemas.SessionState, tenantURL string) string {
 	if st.WebhookURL != nil && *st.WebhookURL != "" {
 		return *st.WebhookURL
 	}
@@ -154,7 +155,7 @@ func WebhookTarget(st *SessionState, tenantURL string) string {
 // WebhookBody returns the exact bytes of the session-completed webhook for st:
 // {"type":"ekyc.session.completed","timestamp":<decided_at, or now when unset>,"data":<Data Get body>}.
 // It is deterministic for a decided state, so every replay signs the same body.
-func WebhookBody(st *SessionState, now time.Time) ([]byte, error) {
+func WebhookBody(st *schemas.SessionState, now time.Time) ([]byte, error) {
 	ts := now
 	if st.DecidedAt != nil {
 		ts = *st.DecidedAt
@@ -169,9 +170,3 @@ func WebhookBody(st *SessionState, now time.Time) ([]byte, error) {
 }
 
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
-// DecisionEventID is the event id of the Decision whose decision id is decisionID
-// ("dec_<digits>" → "evt_<digits>"): the decision group derives both from the session id.
-func DecisionEventID(decisionID string) string {
-	return "evt_" + strings.TrimPrefix(decisionID, "dec_")
-}

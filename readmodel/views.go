@@ -1,4 +1,4 @@
-package main
+package readmodel
 
 import (
 	"context"
@@ -10,11 +10,11 @@ import (
 	"github.com/idstream/idstream/stream"
 )
 
-// stateView is the edge's read model of sessions: the compacted session-state topic,
+// States is the edge's read model of sessions: the compacted session-state topic,
 // materialised in memory, plus the sessions this process opened that the session group has
 // not folded yet (so a client can use a session the moment Session Init answers).
 // Safe for concurrent use.
-type stateView struct {
+type States struct {
 	codec *schemas.Codec
 	view  *stream.View
 
@@ -33,8 +33,10 @@ type openedAt struct {
 // group folds it within milliseconds unless it is down.
 const provisionalTTL = 10 * time.Minute
 
-func newStateView(codec *schemas.Codec, opts ...stream.Option) (*stateView, error) {
-	v := &stateView{codec: codec, provisional: map[string]*schemas.SessionState{}}
+// NewStates creates the view of the session-state topic; opts are the runtime's client
+// options. Run it beside the edge.
+func NewStates(codec *schemas.Codec, opts ...stream.Option) (*States, error) {
+	v := &States{codec: codec, provisional: map[string]*schemas.SessionState{}}
 	view, err := stream.NewView(schemas.TopicSessionState, append(opts, stream.WithOnUpdate(v.forget))...)
 	if err != nil {
 		return nil, fmt.Errorf("session-state view: %w", err)
@@ -44,15 +46,15 @@ func newStateView(codec *schemas.Codec, opts ...stream.Option) (*stateView, erro
 }
 
 // Run consumes the state topic until ctx ends.
-func (v *stateView) Run(ctx context.Context) error { return v.view.Run(ctx) }
+func (v *States) Run(ctx context.Context) error { return v.view.Run(ctx) }
 
 // Ready is true once the view has caught up with the topic.
-func (v *stateView) Ready() bool { return v.view.Ready() }
+func (v *States) Ready() bool { return v.view.Ready() }
 
 // forget drops the provisional entry once the real state (or its tombstone) arrives; a
 // placeholder of early events (schemas.StatusUnopened) is not the session yet. Only an
 // update of a provisional session is decoded to tell (every other update costs a lookup).
-func (v *stateView) forget(key string, b []byte) {
+func (v *States) forget(key string, b []byte) {
 	v.mu.Lock()
 	_, provisional := v.provisional[key]
 	v.mu.Unlock()
@@ -70,7 +72,7 @@ func (v *stateView) forget(key string, b []byte) {
 }
 
 // Opened records a session this process has just opened (edge.SessionRecorder).
-func (v *stateView) Opened(st *schemas.SessionState) {
+func (v *States) Opened(st *schemas.SessionState) {
 	now := time.Now()
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -85,7 +87,8 @@ func (v *stateView) Opened(st *schemas.SessionState) {
 	v.opened = append(v.opened, openedAt{id: st.Envelope.SessionID, added: now})
 }
 
-func (v *stateView) decode(b []byte) (*schemas.SessionState, error) {
+// decode decodes a snapshot of the topic.
+func (v *States) decode(b []byte) (*schemas.SessionState, error) {
 	var st schemas.SessionState
 	if err := v.codec.Decode(schemas.TopicSessionState, b, &st); err != nil {
 		return nil, fmt.Errorf("decode session state: %w", err)
@@ -95,7 +98,7 @@ func (v *stateView) decode(b []byte) (*schemas.SessionState, error) {
 
 // Get returns the latest state of a session. A placeholder of early events (see
 // schemas.StatusUnopened) is no session.
-func (v *stateView) Get(_ context.Context, id string) (*schemas.SessionState, bool, error) {
+func (v *States) Get(_ context.Context, id string) (*schemas.SessionState, bool, error) {
 	if b, ok := v.view.Get(id); ok {
 		st, err := v.decode(b)
 		if err != nil {
@@ -115,7 +118,7 @@ func (v *stateView) Get(_ context.Context, id string) (*schemas.SessionState, bo
 }
 
 // Wait blocks until pred holds for the session's state (as stored in the topic) or ctx ends.
-func (v *stateView) Wait(ctx context.Context, id string, pred func(*schemas.SessionState) bool) (*schemas.SessionState, error) {
+func (v *States) Wait(ctx context.Context, id string, pred func(*schemas.SessionState) bool) (*schemas.SessionState, error) {
 	var last *schemas.SessionState
 	_, _, err := v.view.Wait(ctx, id, func(b []byte, ok bool) bool {
 		if !ok {
@@ -135,7 +138,7 @@ func (v *stateView) Wait(ctx context.Context, id string, pred func(*schemas.Sess
 }
 
 // Range calls fn for every known session state until fn returns false.
-func (v *stateView) Range(fn func(*schemas.SessionState) bool) {
+func (v *States) Range(fn func(*schemas.SessionState) bool) {
 	v.view.Range(func(_ string, b []byte) bool {
 		st, err := v.decode(b)
 		if err != nil || st.Status == schemas.StatusUnopened {
@@ -145,10 +148,10 @@ func (v *stateView) Range(fn func(*schemas.SessionState) bool) {
 	})
 }
 
-// qualityReplies delivers quality-gate answers to the edge requests waiting for them,
+// GateReplies delivers quality-gate answers to the edge requests waiting for them,
 // correlated by capture id. Answers that arrive before anyone waits are kept briefly.
 // Safe for concurrent use.
-type qualityReplies struct {
+type GateReplies struct {
 	codec *schemas.Codec
 	tail  *stream.Tail
 
@@ -161,8 +164,10 @@ type qualityReplies struct {
 // replyTTL bounds how long an unclaimed answer is kept.
 const replyTTL = 2 * time.Minute
 
-func newQualityReplies(codec *schemas.Codec, opts ...stream.Option) (*qualityReplies, error) {
-	r := &qualityReplies{codec: codec, recent: map[string]*schemas.QualityAssessed{}, waiters: map[string][]chan *schemas.QualityAssessed{}}
+// NewGateReplies creates the tail of the quality topic the edge's capture requests wait on;
+// opts are the runtime's client options.
+func NewGateReplies(codec *schemas.Codec, opts ...stream.Option) (*GateReplies, error) {
+	r := &GateReplies{codec: codec, recent: map[string]*schemas.QualityAssessed{}, waiters: map[string][]chan *schemas.QualityAssessed{}}
 	tail, err := stream.NewTail(schemas.TopicQuality, r.deliver, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("quality replies: %w", err)
@@ -172,9 +177,10 @@ func newQualityReplies(codec *schemas.Codec, opts ...stream.Option) (*qualityRep
 }
 
 // Run consumes quality answers until ctx ends.
-func (r *qualityReplies) Run(ctx context.Context) error { return r.tail.Run(ctx) }
+func (r *GateReplies) Run(ctx context.Context) error { return r.tail.Run(ctx) }
 
-func (r *qualityReplies) deliver(rec *stream.Record) {
+// deliver hands an answer to the requests waiting for its capture, or keeps it briefly.
+func (r *GateReplies) deliver(rec *stream.Record) {
 	var q schemas.QualityAssessed
 	if err := r.codec.Decode(rec.Topic, rec.Value, &q); err != nil {
 		return
@@ -195,7 +201,7 @@ func (r *qualityReplies) deliver(rec *stream.Record) {
 }
 
 // Wait returns the gate's answer for captureID, or ctx's error when the budget runs out.
-func (r *qualityReplies) Wait(ctx context.Context, captureID string) (*schemas.QualityAssessed, error) {
+func (r *GateReplies) Wait(ctx context.Context, captureID string) (*schemas.QualityAssessed, error) {
 	ch := make(chan *schemas.QualityAssessed, 1)
 	r.mu.Lock()
 	if got, ok := r.recent[captureID]; ok {
