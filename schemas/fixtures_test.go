@@ -208,6 +208,8 @@ func sample(topic string) any {
 			Envelope: sampleEnvelope("fraud"), IDNumberHash: "hmac:abcd", Embedding: []float32{0.5, -0.5, 0.5, 0.5},
 			ModelVersion: "fr_feature.onnx@87aacdfe", CaptureID: "cap_01", Outcome: "verified",
 		}
+	case TopicCaptureIndex:
+		return &CaptureSighting{Envelope: sampleEnvelope("fraud"), CaptureID: "cap_01", Step: "selfie", PHash: ptr("c3a5f00d12345678")}
 	case TopicConsents:
 		return &ConsentRecorded{
 			Envelope: sampleEnvelope("consent"), ConsentID: "con_1", TrackingID: "trk-1", PurposeID: "ekyc",

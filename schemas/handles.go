@@ -33,4 +33,5 @@ const (
 	TrackingSessions Topic[TrackingSessionOpened]     = TopicTrackingSessions
 	ErasureStates    Topic[TrackingErasureState]      = TopicErasureState
 	FaceIndex        Topic[FaceIndexEntry]            = TopicFaceIndex
+	CaptureIndex     Topic[CaptureSighting]           = TopicCaptureIndex
 )

@@ -30,6 +30,7 @@ func TestHandlesMatchTheTopicTable(t *testing.T) {
 	add(TrackingSessions.Name(), TrackingSessions.New())
 	add(ErasureStates.Name(), ErasureStates.New())
 	add(FaceIndex.Name(), FaceIndex.New())
+	add(CaptureIndex.Name(), CaptureIndex.New())
 	topics := Topics()
 	if len(handles) != len(topics) {
 		t.Errorf("%d handles for %d topics", len(handles), len(topics))

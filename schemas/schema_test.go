@@ -54,7 +54,8 @@ func TestTopicsCoverEveryTopicConstant(t *testing.T) {
 		t.Fatalf("topic table %v, types.go declares %v", got, want)
 	}
 	for name, c := range compacted {
-		wantC := name == TopicSessionState || name == TopicDecisions || name == TopicBlocklist || name == TopicErasureState || name == TopicFaceIndex
+		wantC := name == TopicSessionState || name == TopicDecisions || name == TopicBlocklist || name == TopicErasureState || name == TopicFaceIndex ||
+			name == TopicCaptureIndex
 		if c != wantC {
 			t.Errorf("%s: compacted = %v, want %v", name, c, wantC)
 		}

@@ -56,6 +56,7 @@ func topicSpecs() []topicSpec {
 		{TopicWebhookAttempts, "webhook_attempt.avsc", false, func() any { return new(WebhookAttempt) }},
 		{TopicBlocklist, "blocklist_entry.avsc", true, func() any { return new(BlocklistEntry) }},
 		{TopicFaceIndex, "face_index_entry.avsc", true, func() any { return new(FaceIndexEntry) }},
+		{TopicCaptureIndex, "capture_sighting.avsc", true, func() any { return new(CaptureSighting) }},
 		{TopicConsents, "consent_recorded.avsc", false, func() any { return new(ConsentRecorded) }},
 		{TopicErasures, "biometric_erasure_requested.avsc", false, func() any { return new(BiometricErasureRequested) }},
 		{TopicTrackingSessions, "tracking_session_opened.avsc", false, func() any { return new(TrackingSessionOpened) }},

@@ -33,6 +33,11 @@ const (
 	// TopicFaceIndex carries FaceIndexEntry, compacted, keyed by session_id: the fraud group's
 	// index of selfie embeddings (biometric data, internal), tombstoned on erasure.
 	TopicFaceIndex = "ekyc.face-index.v1"
+	// TopicCaptureIndex carries CaptureSighting, compacted, keyed "<tenant_id>|<sha256>" (the
+	// first sighting of an image's bytes in a tenant) or "<tenant_id>|phash|<capture_id>|<blob
+	// name>" (an image's perceptual hash): the fraud group's index of images seen, tombstoned
+	// on erasure. Entries written before its schema are JSON (fraud reads both).
+	TopicCaptureIndex = "ekyc.fraud.capture-index.v1"
 )
 
 // Data categories of a biometric erasure (BiometricErasureRequested.Categories).
@@ -457,6 +462,15 @@ type FaceIndexEntry struct {
 	ModelVersion string    `avro:"model_version"`
 	CaptureID    string    `avro:"capture_id"` // the selfie capture
 	Outcome      string    `avro:"outcome"`    // "" (undecided) | verified | rejected
+}
+
+// CaptureSighting is one entry of the fraud group's capture index (TopicCaptureIndex): an
+// image seen in a session, its envelope's occurred_at when it was captured.
+type CaptureSighting struct {
+	Envelope  Envelope `avro:"envelope"`
+	CaptureID string   `avro:"capture_id"`
+	Step      string   `avro:"step"`
+	PHash     *string  `avro:"phash"` // perceptual hash (phash.Hash.String) of a perceptual entry
 }
 
 // ConsentRecorded is one append-only consent record (cmp.consents.v1, keyed by tracking_id).

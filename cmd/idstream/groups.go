@@ -218,7 +218,7 @@ func (s *Service) fraudGroup(blobs blob.Store) (stream.Group, error) {
 		return stream.Group{}, err
 	}
 	s.spawn("fraud blocklist", blocklist.Run)
-	sightings, err := fraud.NewCaptureIndex(s.runtimeOpts("fraud-captures")...)
+	sightings, err := fraud.NewCaptureIndex(s.codec, s.runtimeOpts("fraud-captures")...)
 	if err != nil {
 		return stream.Group{}, err
 	}

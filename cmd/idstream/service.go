@@ -23,7 +23,6 @@ import (
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/registry"
 	"github.com/idstream/idstream/internal/tenant"
-	"github.com/idstream/idstream/processors/fraud"
 	"github.com/idstream/idstream/readmodel"
 	"github.com/idstream/idstream/schemas"
 	"github.com/idstream/idstream/stream"
@@ -190,7 +189,7 @@ func topicSpecs(partitions int) []stream.TopicSpec {
 		specs = append(specs, spec,
 			stream.TopicSpec{Name: t.Name + ".dlq", Partitions: int32(partitions), Retention: 4 * topicRetention})
 	}
-	return append(specs, fraud.TopicSpecs(int32(partitions))...)
+	return specs
 }
 
 func (s *Service) runtimeOpts(group string) []stream.Option {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idstream/idstream/processors/fraud"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -27,9 +26,6 @@ func TestPipelineTopology(t *testing.T) {
 		if !slices.Contains(topics, ti.Name) {
 			t.Errorf("topic %s is in no component's node", ti.Name)
 		}
-	}
-	if !slices.Contains(topics, fraud.TopicCaptureIndex) {
-		t.Errorf("fraud's capture index is in no component's node")
 	}
 	if err := checkSpec("quality", []string{schemas.TopicCaptures}, []string{schemas.TopicDocuments}, ""); err == nil {
 		t.Errorf("a quality group producing documents passed the check against its node")

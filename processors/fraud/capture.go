@@ -3,7 +3,6 @@ package fraud
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -103,11 +102,11 @@ func (g *group) index(c *schemas.CaptureSubmitted) ([]stream.Output, error) {
 		if s, ok := g.sightings.First(c.Envelope.TenantID, sum); ok && s.SessionID != c.Envelope.SessionID {
 			continue // first seen elsewhere: keep the first sighting
 		}
-		v, err := json.Marshal(Sighting{SessionID: c.Envelope.SessionID, CaptureID: c.CaptureID, Step: c.Step, SeenAt: c.Envelope.OccurredAt.UTC()})
+		out, err := g.indexEntry(c, IndexKey(c.Envelope.TenantID, sum), nil)
 		if err != nil {
-			return nil, fmt.Errorf("encode sighting of capture %s: %w", c.CaptureID, err)
+			return nil, err
 		}
-		outs = append(outs, stream.Output{Topic: TopicCaptureIndex, Key: []byte(IndexKey(c.Envelope.TenantID, sum)), Value: v})
+		outs = append(outs, out)
 	}
 	return outs, nil
 }

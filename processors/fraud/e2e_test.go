@@ -38,7 +38,7 @@ func startPipeline(t *testing.T) *broker {
 		stream.WithKgoOpts(kgo.FetchMaxWait(250 * time.Millisecond)),
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	specs := TopicSpecs(3)
+	var specs []stream.TopicSpec
 	for _, ti := range schemas.Topics() {
 		specs = append(specs, stream.TopicSpec{Name: ti.Name, Partitions: 3, Compacted: ti.Compacted})
 	}
@@ -52,7 +52,7 @@ func startPipeline(t *testing.T) *broker {
 	if b.blocklist, err = NewBlocklist(b.codec, opts...); err != nil {
 		t.Fatal(err)
 	}
-	if b.index, err = NewCaptureIndex(opts...); err != nil {
+	if b.index, err = NewCaptureIndex(b.codec, opts...); err != nil {
 		t.Fatal(err)
 	}
 	g, err := NewGroup(b.codec, hashKey, b.blocklist, b.index, WithRegistry(registry.NewSandbox().Registry()))
@@ -196,11 +196,24 @@ func TestEmbeddedReplayedCapture(t *testing.T) {
 	b.produce(schemas.TopicSessionState, first, st1)
 	expect(t, checkOf(t, b.sessionResult(first), CheckReplayedCapture), schemas.CheckPass, "")
 
-	// Erasing the first session removes its sightings.
+	// A sighting of the first session written as JSON, before the index had a schema, is
+	// read like the others.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	old := strings.Repeat("e", 64)
+	legacy := []byte(`{"session_id":"` + first + `","capture_id":"cap_old","step":"document_front","seen_at":"2026-01-02T03:04:05Z"}`)
+	if err := b.producer.Produce(ctx, stream.Output{Topic: schemas.TopicCaptureIndex, Key: []byte(IndexKey(tenant, old)), Value: legacy}); err != nil {
+		t.Fatal(err)
+	}
+	until(t, "the JSON sighting", func() bool { s, ok := b.index.First(tenant, old); return ok && s.SessionID == first && s.Step == "document_front" })
+
+	// Erasing the first session removes its sightings, of both formats.
 	if err := b.producer.Produce(ctx, stream.Output{Topic: schemas.TopicSessionState, Key: []byte(first)}); err != nil {
 		t.Fatal(err)
 	}
-	until(t, "the erasure", func() bool { _, ok := b.index.First(tenant, selfie); return !ok })
+	until(t, "the erasure", func() bool {
+		_, ok := b.index.First(tenant, selfie)
+		_, okOld := b.index.First(tenant, old)
+		return !ok && !okOld
+	})
 }

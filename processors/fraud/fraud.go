@@ -6,7 +6,7 @@
 //   - schemas.TopicCaptures: for every image capture it assesses the client integrity signals
 //     the SDK reported and the image's own metadata (check "fraud.injection_signals.<step>",
 //     see InjectionCheckName), and records each blob's SHA-256 in the capture index (the
-//     compacted topic TopicCaptureIndex, keyed "<tenant>|<sha256>", first sighting wins).
+//     compacted topic schemas.TopicCaptureIndex, keyed "<tenant>|<sha256>", first sighting wins).
 //   - schemas.TopicSessionState: once per session, when the snapshot is processing and holds
 //     the identity data it needs (the chip result in flows that require nfc, else a
 //     DocumentRead for every required document step), it emits one schemas.FraudAssessed with
@@ -150,10 +150,10 @@ type BlocklistIndex interface {
 
 // Sighting is the first session of a tenant in which an image's bytes were seen.
 type Sighting struct {
-	SessionID string    `json:"session_id"`
-	CaptureID string    `json:"capture_id"`
-	Step      string    `json:"step"`
-	SeenAt    time.Time `json:"seen_at"`
+	SessionID string
+	CaptureID string
+	Step      string
+	SeenAt    time.Time
 }
 
 // SightingIndex holds the first sighting of every image hash per tenant (CaptureIndex).
@@ -339,7 +339,7 @@ func Spec() topology.Node {
 		Name:    GroupName,
 		Kind:    topology.Group,
 		Inputs:  []string{schemas.TopicCaptures, schemas.TopicSessionState},
-		Lookups: []string{schemas.TopicBlocklist, TopicCaptureIndex, schemas.TopicFaceIndex},
-		Outputs: []string{schemas.TopicFraud, TopicCaptureIndex, schemas.TopicFaceIndex},
+		Lookups: []string{schemas.TopicBlocklist, schemas.TopicCaptureIndex, schemas.TopicFaceIndex},
+		Outputs: []string{schemas.TopicFraud, schemas.TopicCaptureIndex, schemas.TopicFaceIndex},
 	}
 }

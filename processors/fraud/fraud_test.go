@@ -409,7 +409,7 @@ func TestErasureForgetsSightings(t *testing.T) {
 	f.sightings.m[IndexKey(tenant, "ab")] = Sighting{SessionID: sid}
 	f.sightings.m[IndexKey(tenant, "cd")] = Sighting{SessionID: "ses_other"}
 	outs, err := f.group.Handler(context.Background(), &stream.Record{Topic: schemas.TopicSessionState, Key: []byte(sid)})
-	if err != nil || len(outs) != 1 || outs[0].Topic != TopicCaptureIndex || string(outs[0].Key) != IndexKey(tenant, "ab") || outs[0].Value != nil {
+	if err != nil || len(outs) != 1 || outs[0].Topic != schemas.TopicCaptureIndex || string(outs[0].Key) != IndexKey(tenant, "ab") || outs[0].Value != nil {
 		t.Fatalf("outs %+v err %v", outs, err)
 	}
 }
@@ -460,7 +460,7 @@ func (f *fixture) handleCapture(c *schemas.CaptureSubmitted) (schemas.Check, []s
 	var check *schemas.Check
 	for _, o := range outs {
 		switch o.Topic {
-		case TopicCaptureIndex:
+		case schemas.TopicCaptureIndex:
 			idx = append(idx, o)
 		case schemas.TopicFraud:
 			var fa schemas.FraudAssessed
@@ -598,6 +598,9 @@ func TestCaptureIndexFirstSightingWins(t *testing.T) {
 	_, idx := f.handleCapture(f.capture(sid, "selfie", sum, nil))
 	if len(idx) != 1 || string(idx[0].Key) != IndexKey(tenant, sum) {
 		t.Fatalf("index outputs %+v", idx)
+	}
+	if s, ok := (&CaptureIndex{codec: f.codec}).decodeEntry(idx[0].Value); !ok || s.SessionID != sid || s.Step != "selfie" || s.PHash != "" {
+		t.Fatalf("index entry %+v (%v), want the selfie's sighting in its session, Avro", s, ok)
 	}
 	f.sightings.m[IndexKey(tenant, sum)] = Sighting{SessionID: sid}
 	// The same session again (a retry) rewrites its own sighting; another session does not.

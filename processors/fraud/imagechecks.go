@@ -2,7 +2,6 @@ package fraud
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -187,13 +186,12 @@ func (g *group) perceptualEntries(c *schemas.CaptureSubmitted, images []captured
 		if err != nil {
 			continue
 		}
-		v, err := json.Marshal(PerceptualSighting{SessionID: c.Envelope.SessionID, CaptureID: c.CaptureID, Step: c.Step,
-			SeenAt: c.Envelope.OccurredAt.UTC(), PHash: phash.Of(img).String()})
+		h := phash.Of(img).String()
+		out, err := g.indexEntry(c, PerceptualKey(c.Envelope.TenantID, c.CaptureID, im.ref.Name), &h)
 		if err != nil {
-			return nil, fmt.Errorf("encode perceptual sighting of capture %s: %w", c.CaptureID, err)
+			return nil, err
 		}
-		key := PerceptualKey(c.Envelope.TenantID, c.CaptureID, im.ref.Name)
-		outs = append(outs, stream.Output{Topic: TopicCaptureIndex, Key: []byte(key), Value: v})
+		outs = append(outs, out)
 	}
 	return outs, nil
 }

@@ -25,8 +25,9 @@ import (
 // outputs of handled captures.
 type nearSightings struct {
 	*memSightings
-	mu   sync.Mutex
-	near map[string]PerceptualSighting // PerceptualKey → entry
+	codec *schemas.Codec
+	mu    sync.Mutex
+	near  map[string]PerceptualSighting // PerceptualKey → entry
 }
 
 func (n *nearSightings) Perceptual(key string) (PerceptualSighting, bool) {
@@ -69,9 +70,9 @@ func (n *nearSightings) add(t testing.TB, outs []stream.Output) {
 		if !strings.Contains(string(o.Key), perceptualTag) {
 			continue
 		}
-		var s PerceptualSighting
-		if err := json.Unmarshal(o.Value, &s); err != nil {
-			t.Fatal(err)
+		s, ok := (&CaptureIndex{codec: n.codec}).decodeEntry(o.Value)
+		if !ok || s.PHash == "" {
+			t.Fatalf("perceptual entry %q does not decode", o.Key)
 		}
 		n.near[string(o.Key)] = s
 	}
@@ -90,7 +91,7 @@ func newImageFixture(t *testing.T, opts ...Option) *imageFixture {
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, codec: newCodec(t), blocklist: memBlocklist{}, sightings: newMemSightings()}
-	near := &nearSightings{memSightings: f.sightings, near: map[string]PerceptualSighting{}}
+	near := &nearSightings{memSightings: f.sightings, codec: f.codec, near: map[string]PerceptualSighting{}}
 	g, err := NewGroup(f.codec, hashKey, f.blocklist, near, append([]Option{WithBlobs(store)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -264,7 +265,7 @@ func TestNearDuplicateReplay(t *testing.T) {
 	}
 	gone := false
 	for _, o := range outs {
-		if o.Topic == TopicCaptureIndex && string(o.Key) == PerceptualKey(tenant, capA.CaptureID, "image") && o.Value == nil {
+		if o.Topic == schemas.TopicCaptureIndex && string(o.Key) == PerceptualKey(tenant, capA.CaptureID, "image") && o.Value == nil {
 			gone = true
 			delete(f.near.near, string(o.Key))
 		}
@@ -281,15 +282,29 @@ func TestNearDuplicateReplay(t *testing.T) {
 	}
 }
 
+// TestPerceptualSetsApply: the tenants' hash sets follow the index topic, its Avro entries
+// and the JSON ones written before it had a schema alike.
 func TestPerceptualSetsApply(t *testing.T) {
-	p := newPerceptualSets()
+	codec := newCodec(t)
+	p := newPerceptualSets((&CaptureIndex{codec: codec}).decodeEntry)
 	val := func(session string, h phash.Hash) []byte {
-		v, _ := json.Marshal(PerceptualSighting{SessionID: session, CaptureID: "cap", PHash: h.String()})
+		hs := h.String()
+		v, err := codec.Encode(schemas.TopicCaptureIndex, &schemas.CaptureSighting{
+			Envelope:  schemas.Envelope{EventID: "evt_1", SessionID: session, TenantID: "acme", OccurredAt: time.Now(), Producer: Producer},
+			CaptureID: "cap", Step: "selfie", PHash: &hs,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	legacy := func(session string, h phash.Hash) []byte {
+		v, _ := json.Marshal(map[string]string{"session_id": session, "capture_id": "cap", "phash": h.String()})
 		return v
 	}
 	k1, k2 := PerceptualKey("acme", "cap_1", "image"), PerceptualKey("other", "cap_2", "image")
 	p.apply(k1, val("ses_1", 0xff))
-	p.apply(k2, val("ses_2", 0xff))
+	p.apply(k2, legacy("ses_2", 0xff))
 	p.apply(IndexKey("acme", strings.Repeat("a", 64)), []byte(`{"session_id":"ses_1"}`)) // a SHA-256 sighting: ignored
 	p.apply(PerceptualKey("acme", "cap_3", "image"), []byte("garbage"))
 	var got []string
@@ -310,7 +325,7 @@ func TestPerceptualSetsApply(t *testing.T) {
 func BenchmarkNearSearch(b *testing.B) {
 	for _, n := range []int{10_000, 100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("hashes=%d", n), func(b *testing.B) {
-			p := newPerceptualSets()
+			p := newPerceptualSets((&CaptureIndex{codec: newCodec(b)}).decodeEntry)
 			rng := rand.New(rand.NewPCG(3, 4))
 			for i := range n {
 				p.apply(PerceptualKey(tenant, fmt.Sprintf("cap_%d", i), "image"), []byte(fmt.Sprintf(`{"session_id":"ses_%d","phash":"%016x"}`, i, rng.Uint64())))

@@ -1,7 +1,6 @@
 package fraud
 
 import (
-	"encoding/json"
 	"strings"
 	"sync"
 	"time"
@@ -20,14 +19,14 @@ func PerceptualKey(tenantID, captureID, blobName string) string {
 	return tenantID + perceptualTag + captureID + "|" + blobName
 }
 
-// PerceptualSighting is the value of a PerceptualKey entry (JSON; internal, not part of the
-// public contract). SessionID comes first so that KeysOfSession's scan finds it.
+// PerceptualSighting is what a PerceptualKey entry of the index says (schemas.CaptureSighting
+// with a perceptual hash).
 type PerceptualSighting struct {
-	SessionID string    `json:"session_id"`
-	CaptureID string    `json:"capture_id"`
-	Step      string    `json:"step"`
-	SeenAt    time.Time `json:"seen_at"`
-	PHash     string    `json:"phash"` // phash.Hash.String
+	SessionID string
+	CaptureID string
+	Step      string
+	SeenAt    time.Time
+	PHash     string // phash.Hash.String
 }
 
 // NearIndex is implemented by a SightingIndex that also holds perceptual hashes
@@ -46,7 +45,14 @@ func (x *CaptureIndex) Perceptual(key string) (PerceptualSighting, bool) {
 	if !ok {
 		return PerceptualSighting{}, false
 	}
-	return decodePerceptual(v)
+	s, ok := x.decodeEntry(v)
+	if !ok {
+		return PerceptualSighting{}, false
+	}
+	if _, err := phash.Parse(s.PHash); err != nil {
+		return PerceptualSighting{}, false
+	}
+	return s, true
 }
 
 // Near implements NearIndex: a linear scan of the tenant's hashes under a read lock
@@ -73,25 +79,17 @@ func (x *CaptureIndex) Near(tenantID string, h phash.Hash, maxDistance int, fn f
 // PerceptualLen returns the number of perceptual hashes held.
 func (x *CaptureIndex) PerceptualLen() int { return x.near.len() }
 
-func decodePerceptual(v []byte) (PerceptualSighting, bool) {
-	var s PerceptualSighting
-	if err := json.Unmarshal(v, &s); err != nil || s.SessionID == "" {
-		return PerceptualSighting{}, false
-	}
-	if _, err := phash.Parse(s.PHash); err != nil {
-		return PerceptualSighting{}, false
-	}
-	return s, true
-}
-
 // perceptualSets holds one phash.Set per tenant, fed by the view's update hook. Safe for
 // concurrent use.
 type perceptualSets struct {
-	mu   sync.RWMutex
-	sets map[string]*phash.Set // tenant → key → hash
+	decode func([]byte) (PerceptualSighting, bool) // an index entry (CaptureIndex.decodeEntry)
+	mu     sync.RWMutex
+	sets   map[string]*phash.Set // tenant → key → hash
 }
 
-func newPerceptualSets() *perceptualSets { return &perceptualSets{sets: map[string]*phash.Set{}} }
+func newPerceptualSets(decode func([]byte) (PerceptualSighting, bool)) *perceptualSets {
+	return &perceptualSets{decode: decode, sets: map[string]*phash.Set{}}
+}
 
 // apply folds one record of the index topic: a PerceptualKey entry adds or replaces its
 // hash, a tombstone (or an unreadable value) removes it; other keys are ignored.
@@ -104,9 +102,10 @@ func (p *perceptualSets) apply(key string, value []byte) {
 	var h phash.Hash
 	ok := false
 	if value != nil {
-		if s, good := decodePerceptual(value); good {
-			h, _ = phash.Parse(s.PHash)
-			ok = true
+		if s, good := p.decode(value); good {
+			var err error
+			h, err = phash.Parse(s.PHash)
+			ok = err == nil
 		}
 	}
 	p.mu.Lock()

@@ -137,7 +137,7 @@ func (g *group) forgetSession(ctx context.Context, sessionID string) ([]stream.O
 	slices.Sort(keys)
 	outs := make([]stream.Output, 0, len(keys))
 	for _, k := range keys {
-		outs = append(outs, stream.Output{Topic: TopicCaptureIndex, Key: []byte(k)})
+		outs = append(outs, stream.Output{Topic: schemas.TopicCaptureIndex, Key: []byte(k)})
 	}
 	if g.faces.enabled() {
 		outs = append(outs, stream.Output{Topic: schemas.TopicFaceIndex, Key: []byte(sessionID)})
