@@ -3,7 +3,6 @@ package docread
 import (
 	"fmt"
 	"image"
-	"math"
 	"regexp"
 	"slices"
 	"sort"
@@ -653,7 +652,7 @@ func (ix *layoutIndex) chainRight(r, p int, skipSeparators bool) []int {
 // that has a word starting under it (from x − 1.5 h rightwards); nothing when that first word
 // is a label. A value wider than its label, centred under it, may start further left.
 func (ix *layoutIndex) below(box image.Rectangle, x, h int) []int {
-	return ix.belowWithin(box, x-3*h/2, 1<<30, 5*h/2, h, math.MinInt)
+	return ix.belowWithin(box, x-3*h/2, 1<<30, 5*h/2, h, -1<<30)
 }
 
 // belowWithin returns the chain on the nearest row under box, at most gap pixels below it,
@@ -1123,6 +1122,10 @@ func (r *Reader) houseNumbersAgain(p *Page, ix *layoutIndex, v value) (string, e
 			if k+1 < len(row) {
 				box.Max.X = min(box.Max.X, ix.words[row[k+1]].Box.Min.X-2)
 			}
+			if box.Dx() < 2 || box.Dy() < 2 {
+				parts = append(parts, w.Text) // squeezed by its neighbours: nothing to read
+				continue
+			}
 			text, conf, err := r.readLine(engineText, crop(p.doc, box))
 			if err != nil {
 				return "", err
@@ -1266,8 +1269,11 @@ func engineFor(k FieldKind) engine {
 }
 
 // readLine reads img as a single line with engine e: the text (lines joined with spaces) and
-// the mean confidence.
+// the mean confidence; nothing for an image less than two pixels wide or high.
 func (r *Reader) readLine(e engine, img *image.Gray) (string, Confidence, error) {
+	if img.Rect.Dx() < 2 || img.Rect.Dy() < 2 {
+		return "", 0, nil // Tesseract crashes on an image of no pixels
+	}
 	lines, err := r.recognise(e, pgm(img), gosseract.PSM_SINGLE_LINE)
 	if err != nil {
 		return "", 0, err

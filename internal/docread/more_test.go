@@ -428,6 +428,26 @@ func TestLabelEndingInItsColonHasNoRest(t *testing.T) {
 	t.Fatalf("no identifying_marks label found:\n%s", ix.dump())
 }
 
+// TestSqueezedNumberNotReadAgain: an unsure number whose neighbours' boxes overlap it leaves
+// no box to read it from: it stays as read (Tesseract crashes on an image of no pixels).
+func TestSqueezedNumberNotReadAgain(t *testing.T) {
+	blank := image.NewGray(image.Rect(0, 0, 1200, 756))
+	ws := []Word{
+		{Text: "Nơi", Box: image.Rect(20, 100, 60, 120), Conf: 0.95}, {Text: "cư", Box: image.Rect(66, 100, 90, 120), Conf: 0.95},
+		{Text: "trú:", Box: image.Rect(96, 100, 140, 120), Conf: 0.95},
+		{Text: "Số", Box: image.Rect(150, 100, 210, 120), Conf: 0.95}, {Text: "5", Box: image.Rect(200, 100, 208, 120), Conf: 0.5},
+		{Text: "Lê", Box: image.Rect(206, 100, 240, 120), Conf: 0.95}, {Text: "Lợi", Box: image.Rect(248, 100, 290, 120), Conf: 0.95},
+	}
+	fields, err := testReader(t).Fields(&Page{Width: 1200, Height: 756, Words: ws, doc: blank, clean: blank},
+		[]FieldSpec{{Name: "place_of_residence", Kind: KindText, Multiline: true}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fields[0].Value != "Số 5 Lê Lợi" {
+		t.Errorf("place %q, want the number as read", fields[0].Value)
+	}
+}
+
 // TestMisreadLabelsEndInAColonOrSemicolon: the subtitle of a label read beyond matching
 // ("Họ và tên/ FuÍ| riarrse;" for "Full name:") ends in a semicolon OCR read its colon as,
 // and is no value: the name is the line below. A place of origin continues on the rows below

@@ -1,6 +1,8 @@
 package docread
 
 import (
+	"cmp"
+	"fmt"
 	"image"
 	"math"
 	"slices"
@@ -32,14 +34,14 @@ func (r *Reader) zoneColumns(band *image.Gray, lines, n int) ([][][]glyph, error
 	c := <-r.pools[engineMRZ]
 	defer func() { r.pools[engineMRZ] <- c }()
 	if err := c.SetPageSegMode(gosseract.PSM_SINGLE_BLOCK); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ocr: page segmentation: %w", err)
 	}
 	if err := c.SetImageFromBytes(pgm(band)); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ocr: set image: %w", err)
 	}
 	syms, err := c.GetBoundingBoxes(gosseract.RIL_SYMBOL)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ocr: recognise glyphs: %w", err)
 	}
 	type sym struct {
 		g      glyph
@@ -58,7 +60,7 @@ func (r *Reader) zoneColumns(band *image.Gray, lines, n int) ([][][]glyph, error
 		return nil, nil
 	}
 	// Rows: glyphs whose middles lie within 0.6 of a glyph's height of the row's first.
-	slices.SortFunc(all, func(a, b sym) int { return int(math.Copysign(1, a.cy-b.cy)) })
+	slices.SortFunc(all, func(a, b sym) int { return cmp.Compare(a.cy, b.cy) })
 	var rows [][]sym
 	for _, s := range all {
 		if k := len(rows) - 1; k >= 0 && s.cy-rows[k][0].cy < 0.6*float64(s.h) {
@@ -94,6 +96,9 @@ func (r *Reader) zoneColumns(band *image.Gray, lines, n int) ([][][]glyph, error
 	slices.Sort(origins)
 	slices.Sort(pitches)
 	origin, pitch := origins[len(origins)/2], pitches[len(pitches)/2]
+	if pitch <= 0 {
+		return nil, nil
+	}
 	out := make([][][]glyph, lines)
 	for i, row := range zone {
 		out[i] = make([][]glyph, n)
@@ -136,7 +141,7 @@ func nameFromColumns(m *mrz.MRZ, rows [][][]glyph) *mrz.MRZ {
 	}
 	cols := rows[line]
 	best := func(k int) byte {
-		g := slices.MaxFunc(cols[k], func(a, b glyph) int { return int(math.Copysign(1, a.conf-b.conf)) })
+		g := slices.MaxFunc(cols[k], func(a, b glyph) int { return cmp.Compare(a.conf, b.conf) })
 		if l, ok := toLetter[g.c]; ok {
 			return l
 		}
@@ -222,10 +227,9 @@ func columnWord(cols [][]glyph) (string, bool) {
 		}
 		var next []string
 		for _, w := range words {
-			next = append(next, lookAlikes(w)...)
-		}
-		if len(next) > maxColumnWords*16 {
-			return "", false
+			if next = append(next, lookAlikes(w)...); len(next) > maxColumnWords*16 {
+				return "", false
+			}
 		}
 		words = next
 	}

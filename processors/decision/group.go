@@ -30,12 +30,19 @@ const GroupName = "decision"
 func NewGroup(codec stream.Codec, p Policy) stream.StatefulGroup {
 	g := &group{codec: codec, policy: p}
 	input := stream.OnTable(schemas.SessionStates, g.decide).WithTombstones(g.erase)
+	handle := stream.HandleTable(GroupName, codec, input)
 	return stream.StatefulGroup{
 		Name:    GroupName,
 		Inputs:  stream.Topics(input),
 		Outputs: Spec().Outputs,
 		Table:   Spec().Table,
-		Handler: stream.HandleTable(GroupName, codec, input),
+		Handler: func(ctx context.Context, rec *stream.Record, table stream.Table) ([]stream.Output, error) {
+			// Most snapshots come after the session's decision: skipped before decoding.
+			if _, decided := table.Get(rec.Key); decided && rec.Value != nil && rec.Topic == schemas.TopicSessionState {
+				return nil, nil
+			}
+			return handle(ctx, rec, table)
+		},
 	}
 }
 
@@ -53,13 +60,10 @@ func (g *group) erase(_ context.Context, rec *stream.Record, _ stream.Table) ([]
 	return []stream.Output{{Topic: schemas.TopicDecisions, Key: rec.Key}}, nil
 }
 
-// decide decides the session of a snapshot, once: nothing when the table holds its decision.
-func (g *group) decide(_ context.Context, rec *stream.Record, st *schemas.SessionState, table stream.Table) ([]stream.Output, error) {
+// decide decides the session of a snapshot not decided yet (the handler skips the others).
+func (g *group) decide(_ context.Context, rec *stream.Record, st *schemas.SessionState, _ stream.Table) ([]stream.Output, error) {
 	if len(rec.Key) == 0 || !bytes.Equal(rec.Key, []byte(st.Envelope.SessionID)) {
 		return nil, fmt.Errorf("snapshot at offset %d: key is not the snapshot's session id", rec.Offset)
-	}
-	if _, decided := table.Get(rec.Key); decided {
-		return nil, nil
 	}
 	d, ok := Decide(g.policy, st)
 	if !ok {

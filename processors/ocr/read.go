@@ -389,13 +389,14 @@ func (g *group) readPage(img image.Image, rs *readings, told int, det Detection,
 	// before it left unread, by labels only (the fixed layout was the first reading's last
 	// resort), and a place or marks cut short at its line's end (docread.CutShort) by the same
 	// read whole. A card's back read without the label of its identifying marks lost the
-	// rows at its top too: every back prints that label, though the marks may be blank.
+	// rows at its top too: every back prints that label, though the marks may be blank, but
+	// for the identity card of 2024's, which prints its places there instead (lostTop).
 	required := RequiredFields(det.Type, r.side(stepSide), layout.Name)
 	marksLabel := r.side(stepSide) == SideBack && slices.ContainsFunc(specs, func(s docread.FieldSpec) bool { return s.Name == fieldMarks })
 	for _, k := range from(told)[1:] {
 		// The grown reading also when all required fields were read but a row is cut.
 		cut := k == readingGrown && page.CutOff()
-		lost := marksLabel && !labelled(fields, fieldMarks)
+		lost := marksLabel && lostTop(fields)
 		if !missing(fields, required) && !slices.ContainsFunc(fields, docread.CutShort) && !cut && !lost {
 			continue
 		}
@@ -408,6 +409,9 @@ func (g *group) readPage(img image.Image, rs *readings, told int, det Detection,
 			return nil, err
 		}
 		for i := range fields {
+			if i < len(more) && more[i].Name == fieldMarks && more[i].Labelled {
+				fields[i].Labelled = true // the label is on the card, its marks perhaps blank
+			}
 			if i >= len(more) || more[i].Name != fields[i].Name || !more[i].Valid {
 				continue
 			}
@@ -427,6 +431,13 @@ func (g *group) readPage(img image.Image, rs *readings, told int, det Detection,
 
 // fieldMarks is the field of a person's identifying marks, on the back of an ID card.
 const fieldMarks = "identifying_marks"
+
+// lostTop reports whether a card's back was read without the rows at its top: neither the
+// label of its identifying marks nor those of the places the identity card of 2024 prints
+// there instead.
+func lostTop(fields []docread.Field) bool {
+	return !labelled(fields, fieldMarks) && !labelled(fields, "place_of_residence") && !labelled(fields, "place_of_birth")
+}
 
 // labelled reports whether the label of the field named name was found on the page.
 func labelled(fields []docread.Field, name string) bool {
