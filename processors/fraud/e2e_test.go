@@ -205,7 +205,10 @@ func TestEmbeddedReplayedCapture(t *testing.T) {
 	if err := b.producer.Produce(ctx, stream.Output{Topic: schemas.TopicCaptureIndex, Key: []byte(IndexKey(tenant, old)), Value: legacy}); err != nil {
 		t.Fatal(err)
 	}
-	until(t, "the JSON sighting", func() bool { s, ok := b.index.First(tenant, old); return ok && s.SessionID == first && s.Step == "document_front" })
+	until(t, "the JSON sighting", func() bool {
+		s, ok := b.index.First(tenant, old)
+		return ok && s.SessionID == first && s.Step == "document_front"
+	})
 
 	// Erasing the first session removes its sightings, of both formats.
 	if err := b.producer.Produce(ctx, stream.Output{Topic: schemas.TopicSessionState, Key: []byte(first)}); err != nil {
