@@ -865,6 +865,7 @@ func TestNameAsWritten(t *testing.T) {
 		"KIỀU MINH THANH":     "KIỀU MINH THANH", // THÀNH is no rarer
 		"LÊ VĂN AN":           "LÊ VĂN AN",
 		"NGUYỄN NGỌCHUY":      "NGUYỄN NGỌC HUY", // two names run together
+		"MAINGỌC HOA":         "MAI NGỌC HOA",    // the surname and the next run together
 		"ĐỖ HUYỀN MY":         "ĐỖ HUYỀN MY",
 		"LÊ Văn Huyên":        "LÊ Văn Huyên", // not in capitals
 	} {

@@ -171,12 +171,19 @@ const rareBeside = 8
 //     tone mark when that is rareBeside times as common in its place ("ĐINH" as a middle name
 //     → "ĐÌNH"): a tone mark is what OCR loses most often;
 //   - a word that is two names of the list read without the space between them is the two
-//     (gluedNames).
+//     (gluedNames), and a first word that is no surname but a surname run together with a
+//     name of the list is the two ("MAINGỌC HOA" → MAI NGỌC HOA, gluedSurname).
 //
 // Words not in capitals, words of no name's letters, and words with several equally good
 // choices, are kept as read.
 func fixName(name string) string {
 	words := strings.Fields(fixSurname(name))
+	if len(words) > 0 && inCapitals(words[0]) {
+		if a, b, ok := gluedSurname(words[0]); ok {
+			words = slices.Insert(words, 1, b)
+			words[0] = a
+		}
+	}
 	for i := 1; i < len(words); i++ {
 		w := words[i]
 		if !inCapitals(w) {
@@ -246,6 +253,28 @@ func gluedNames(w string) (string, string, bool) {
 		_, okA := nameWords[string(rs[:k])]
 		_, okB := nameWords[string(rs[k:])]
 		if okA && okB {
+			a, b = string(rs[:k]), string(rs[k:])
+			n++
+		}
+	}
+	return a, b, n == 1
+}
+
+// gluedSurname returns the surname and the name of the list (nameWords) a first word of a
+// name is, read without the space between them ("MAINGỌC" → "MAI", "NGỌC"); false when the
+// word is a surname itself, or is no such pair, or is one in more than one way.
+func gluedSurname(w string) (string, string, bool) {
+	if slices.Contains(surnames, w) {
+		return "", "", false
+	}
+	if _, ok := surnameByFold[token(w)]; ok {
+		return "", "", false
+	}
+	rs := []rune(w)
+	var a, b string
+	n := 0
+	for k := 1; k < len(rs); k++ {
+		if _, ok := nameWords[string(rs[k:])]; ok && slices.Contains(surnames, string(rs[:k])) {
 			a, b = string(rs[:k]), string(rs[k:])
 			n++
 		}
