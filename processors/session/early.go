@@ -52,7 +52,7 @@ func keepEarly(ph *schemas.SessionState, rec *stream.Record, env schemas.Envelop
 	next := &schemas.SessionState{Status: schemas.StatusUnopened}
 	if ph != nil {
 		if len(ph.EarlyEvents) >= MaxEarlyEvents {
-			return nil, fmt.Errorf("session: %d events of a session consumed before it was opened; %s record at offset %d not kept",
+			return nil, fmt.Errorf("%d events of a session consumed before it was opened; %s record at offset %d not kept",
 				len(ph.EarlyEvents), rec.Topic, rec.Offset)
 		}
 		next.EarlyEvents = slices.Clone(ph.EarlyEvents)
@@ -72,7 +72,7 @@ func (g *group) openWithEarly(ph *schemas.SessionState, opened *schemas.SessionE
 	for i, e := range ph.EarlyEvents {
 		event, _, err := g.decodeValue(e.Topic, e.Value)
 		if err != nil {
-			return nil, fmt.Errorf("session: early event %d of session %s: %w", i, opened.Envelope.SessionID, err)
+			return nil, fmt.Errorf("early event %d of session %s: %w", i, opened.Envelope.SessionID, err)
 		}
 		if st, _ = g.folder.Fold(st, event); st == nil {
 			return nil, nil

@@ -69,13 +69,32 @@ func NewGroup(codec stream.Codec, opts ...Option) stream.StatefulGroup {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	g := &group{codec: codec, folder: NewFolder(cfg.flows), clock: cfg.clock, earlyTTL: cfg.earlyTTL}
+	g := &group{codec: codec, folder: NewFolder(cfg.flows), clock: cfg.clock, earlyTTL: cfg.earlyTTL,
+		decoders: map[string]func([]byte) (any, schemas.Envelope, error){}}
+	// Every event the group folds, in Spec's order; tombstones (an erased decision) carry
+	// nothing to fold and are skipped.
+	topics := []foldedTopic{
+		folded(g, schemas.Sessions, func(e *schemas.SessionEvent) schemas.Envelope { return e.Envelope }),
+		folded(g, schemas.Captures, func(e *schemas.CaptureSubmitted) schemas.Envelope { return e.Envelope }),
+		folded(g, schemas.Quality, func(e *schemas.QualityAssessed) schemas.Envelope { return e.Envelope }),
+		folded(g, schemas.Documents, func(e *schemas.DocumentRead) schemas.Envelope { return e.Envelope }),
+		folded(g, schemas.Chip, func(e *schemas.ChipVerified) schemas.Envelope { return e.Envelope }),
+		folded(g, schemas.Liveness, func(e *schemas.LivenessAssessed) schemas.Envelope { return e.Envelope }),
+		folded(g, schemas.Facematch, func(e *schemas.FacesMatched) schemas.Envelope { return e.Envelope }),
+		folded(g, schemas.Fraud, func(e *schemas.FraudAssessed) schemas.Envelope { return e.Envelope }),
+		folded(g, schemas.Decisions, func(e *schemas.Decision) schemas.Envelope { return e.Envelope }),
+	}
+	inputs := make([]stream.Input, len(topics))
+	for i, t := range topics {
+		inputs[i] = t.input
+		g.decoders[t.input.Topic()] = t.decode
+	}
 	return stream.StatefulGroup{
 		Name:    GroupName,
-		Inputs:  Spec().Inputs,
+		Inputs:  stream.Topics(inputs...),
 		Outputs: Spec().Outputs,
 		Table:   Spec().Table,
-		Handler: g.handle,
+		Handler: stream.HandleTable(GroupName, codec, inputs...),
 		Tick:    cfg.tick,
 		OnTick:  g.tick,
 	}
@@ -86,33 +105,52 @@ type group struct {
 	folder   Folder
 	clock    func() time.Time
 	earlyTTL time.Duration
+	// decoders decode a record value of each input topic into its event and envelope (the
+	// early events a placeholder keeps are decoded with them).
+	decoders map[string]func([]byte) (any, schemas.Envelope, error)
 }
 
-func (g *group) handle(_ context.Context, rec *stream.Record, table stream.Table) ([]stream.Output, error) {
-	if rec.Value == nil {
-		return nil, nil // tombstones (e.g. an erased decision) carry nothing to fold
+// foldedTopic is one input of the group and the decoding of its record values.
+type foldedTopic struct {
+	input  stream.Input
+	decode func([]byte) (any, schemas.Envelope, error)
+}
+
+// folded declares topic t, whose events carry envelope, as folded into the session's state.
+func folded[T any](g *group, t schemas.Topic[T], envelope func(*T) schemas.Envelope) foldedTopic {
+	return foldedTopic{
+		input: stream.OnTable(t, func(_ context.Context, rec *stream.Record, v *T, table stream.Table) ([]stream.Output, error) {
+			return g.fold(rec, v, envelope(v), table)
+		}),
+		decode: func(value []byte) (any, schemas.Envelope, error) {
+			v := t.New()
+			if err := g.codec.Decode(t.Name(), value, v); err != nil {
+				return nil, schemas.Envelope{}, fmt.Errorf("decode %s record: %w", t.Name(), err)
+			}
+			return v, envelope(v), nil
+		},
 	}
-	event, env, err := g.decode(rec)
-	if err != nil {
-		return nil, err
-	}
+}
+
+// fold folds the event of rec (its envelope env) into the session's state read from table.
+func (g *group) fold(rec *stream.Record, event any, env schemas.Envelope, table stream.Table) ([]stream.Output, error) {
 	if env.SessionID == "" {
-		return nil, fmt.Errorf("session: %s record at offset %d has no session id", rec.Topic, rec.Offset)
+		return nil, fmt.Errorf("%s record at offset %d has no session id", rec.Topic, rec.Offset)
 	}
 	if !bytes.Equal(rec.Key, []byte(env.SessionID)) {
-		return nil, fmt.Errorf("session: %s record at offset %d: key is not the envelope's session id", rec.Topic, rec.Offset)
+		return nil, fmt.Errorf("%s record at offset %d: key is not the envelope's session id", rec.Topic, rec.Offset)
 	}
-	var st *schemas.SessionState
+	var (
+		st, next *schemas.SessionState
+		changed  bool
+		err      error
+	)
 	if raw, ok := table.Get(rec.Key); ok {
 		st = new(schemas.SessionState)
 		if err := g.codec.Decode(schemas.TopicSessionState, raw, st); err != nil {
-			return nil, fmt.Errorf("session: decode stored state: %w", err)
+			return nil, fmt.Errorf("decode stored state: %w", err)
 		}
 	}
-	var (
-		next    *schemas.SessionState
-		changed bool
-	)
 	switch opened := isOpened(event); {
 	case isPlaceholder(st) && opened != nil:
 		if next, err = g.openWithEarly(st, opened); err != nil {
@@ -139,62 +177,19 @@ func (g *group) handle(_ context.Context, rec *stream.Record, table stream.Table
 	out := stream.Output{Topic: schemas.TopicSessionState, Key: rec.Key}
 	if next != nil {
 		if out.Value, err = g.codec.Encode(schemas.TopicSessionState, next); err != nil {
-			return nil, fmt.Errorf("session: encode state: %w", err)
+			return nil, fmt.Errorf("encode state: %w", err)
 		}
 	}
 	return []stream.Output{out}, nil
 }
 
-// decode decodes rec into the event type of its topic and returns it with its envelope.
-func (g *group) decode(rec *stream.Record) (any, schemas.Envelope, error) {
-	event, env, err := g.decodeValue(rec.Topic, rec.Value)
-	if err != nil {
-		return nil, env, fmt.Errorf("session: offset %d: %w", rec.Offset, err)
-	}
-	return event, env, nil
-}
-
 // decodeValue decodes a record value of topic into the event type of the topic.
 func (g *group) decodeValue(topic string, value []byte) (any, schemas.Envelope, error) {
-	var (
-		event any
-		env   func() schemas.Envelope
-	)
-	switch topic {
-	case schemas.TopicSessions:
-		e := new(schemas.SessionEvent)
-		event, env = e, func() schemas.Envelope { return e.Envelope }
-	case schemas.TopicCaptures:
-		e := new(schemas.CaptureSubmitted)
-		event, env = e, func() schemas.Envelope { return e.Envelope }
-	case schemas.TopicQuality:
-		e := new(schemas.QualityAssessed)
-		event, env = e, func() schemas.Envelope { return e.Envelope }
-	case schemas.TopicDocuments:
-		e := new(schemas.DocumentRead)
-		event, env = e, func() schemas.Envelope { return e.Envelope }
-	case schemas.TopicChip:
-		e := new(schemas.ChipVerified)
-		event, env = e, func() schemas.Envelope { return e.Envelope }
-	case schemas.TopicLiveness:
-		e := new(schemas.LivenessAssessed)
-		event, env = e, func() schemas.Envelope { return e.Envelope }
-	case schemas.TopicFacematch:
-		e := new(schemas.FacesMatched)
-		event, env = e, func() schemas.Envelope { return e.Envelope }
-	case schemas.TopicFraud:
-		e := new(schemas.FraudAssessed)
-		event, env = e, func() schemas.Envelope { return e.Envelope }
-	case schemas.TopicDecisions:
-		e := new(schemas.Decision)
-		event, env = e, func() schemas.Envelope { return e.Envelope }
-	default:
+	decode, ok := g.decoders[topic]
+	if !ok {
 		return nil, schemas.Envelope{}, fmt.Errorf("record from unexpected topic %q", topic)
 	}
-	if err := g.codec.Decode(topic, value, event); err != nil {
-		return nil, schemas.Envelope{}, fmt.Errorf("decode %s record: %w", topic, err)
-	}
-	return event, env(), nil
+	return decode(value)
 }
 
 // isOpened returns event when it is a SessionOpened, else nil.
