@@ -489,13 +489,12 @@ func (ix *layoutIndex) valueOf(gi int, multiline, below bool) value {
 		// tên/Eull narae:" for "Full name:", "Đlace ofresidence:", "FuÍ| riarrse;"): labels
 		// end in one, values do not. A label matched up to its colon has no rest: a mark
 		// read as "€:" in the value ("Mốt ruồi €: 3cm") is the value's.
-		for k := range min(len(chain), 4) {
-			if endsLabel(ix.words[ix.rows[m.row][m.to]].Text) {
-				break
-			}
-			if endsLabel(ix.words[chain[k]].Text) {
-				chain = chain[k+1:]
-				break
+		if !endsLabel(ix.words[ix.rows[m.row][m.to]].Text) {
+			for k := range min(len(chain), 4) {
+				if endsLabel(ix.words[chain[k]].Text) {
+					chain = chain[k+1:]
+					break
+				}
 			}
 		}
 		chain = ix.skipLabelRest(g.field, chain)

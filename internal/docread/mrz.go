@@ -354,6 +354,15 @@ func asDigit(c byte) byte {
 	return c
 }
 
+// asLetter returns the letter c is read for in a zone's letter field (toLetter), c itself when
+// it is none.
+func asLetter(c byte) byte {
+	if l, ok := toLetter[c]; ok {
+		return l
+	}
+	return c
+}
+
 // documentCodes are the letters a zone's first line begins with, by line length: an identity
 // card's (TD1, TD2) I, A or C; a passport's (TD3) P.
 var documentCodes = map[int]string{30: "IAC", 36: "IAC", 44: "P"}

@@ -141,11 +141,7 @@ func nameFromColumns(m *mrz.MRZ, rows [][][]glyph) *mrz.MRZ {
 	}
 	cols := rows[line]
 	best := func(k int) byte {
-		g := slices.MaxFunc(cols[k], func(a, b glyph) int { return cmp.Compare(a.conf, b.conf) })
-		if l, ok := toLetter[g.c]; ok {
-			return l
-		}
-		return g.c
+		return asLetter(slices.MaxFunc(cols[k], func(a, b glyph) int { return cmp.Compare(a.conf, b.conf) }).c)
 	}
 	out := []byte(m.Lines[line][:from])
 	for k := from; k < len(cols); {
@@ -192,10 +188,7 @@ func columnWord(cols [][]glyph) (string, bool) {
 	for _, col := range cols {
 		var opts []byte
 		for _, g := range col {
-			c := g.c
-			if l, ok := toLetter[c]; ok {
-				c = l
-			}
+			c := asLetter(g.c)
 			if c >= 'A' && c <= 'Z' && !slices.Contains(opts, c) {
 				opts = append(opts, c)
 			}

@@ -246,13 +246,17 @@ func fixName(name string) string {
 // between them ("NGỌCHUY" → "NGỌC", "HUY"); false when it is not two, or is two in more than
 // one way.
 func gluedNames(w string) (string, string, bool) {
+	return gluedPair(w, func(a string) bool { _, ok := nameWords[a]; return ok })
+}
+
+// gluedPair returns the one way to cut w into a first part first accepts and a name of the
+// list (nameWords); false when there is none or more than one.
+func gluedPair(w string, first func(string) bool) (string, string, bool) {
 	rs := []rune(w)
 	var a, b string
 	n := 0
 	for k := 1; k < len(rs); k++ {
-		_, okA := nameWords[string(rs[:k])]
-		_, okB := nameWords[string(rs[k:])]
-		if okA && okB {
+		if _, ok := nameWords[string(rs[k:])]; ok && first(string(rs[:k])) {
 			a, b = string(rs[:k]), string(rs[k:])
 			n++
 		}
@@ -270,16 +274,7 @@ func gluedSurname(w string) (string, string, bool) {
 	if _, ok := surnameByFold[token(w)]; ok {
 		return "", "", false
 	}
-	rs := []rune(w)
-	var a, b string
-	n := 0
-	for k := 1; k < len(rs); k++ {
-		if _, ok := nameWords[string(rs[k:])]; ok && slices.Contains(surnames, string(rs[:k])) {
-			a, b = string(rs[:k]), string(rs[k:])
-			n++
-		}
-	}
-	return a, b, n == 1
+	return gluedPair(w, func(a string) bool { return slices.Contains(surnames, a) })
 }
 
 // PrintedName returns the name as the page prints it, with its diacritics, given the name
