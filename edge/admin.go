@@ -80,7 +80,7 @@ func (s *Server) addBlocklist(c *fiber.Ctx) error {
 	if err := s.produce(c, out); err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(BlocklistResponse{ID: entry.EntryID, Kind: entry.Kind, CreatedAt: rfc3339(now)})
+	return c.Status(fiber.StatusCreated).JSON(BlocklistResponse{ID: entry.EntryID, Kind: entry.Kind, CreatedAt: readmodel.Timestamp(now)})
 }
 
 // deleteBlocklist produces the entry again with deleted=true. It answers 204 for any

@@ -143,7 +143,7 @@ func (s *Server) initResponse(st *schemas.SessionState, tenantID string) Session
 	return SessionInitResponse{
 		SessionID: st.Envelope.SessionID,
 		ExpiresIn: int64(st.ExpiresAt.Sub(st.CreatedAt) / time.Second),
-		ExpiresAt: rfc3339(st.ExpiresAt),
+		ExpiresAt: readmodel.Timestamp(st.ExpiresAt),
 		Flow:      st.Flow,
 		Steps:     steps,
 		SDKToken:  s.sdkToken(st.Envelope.SessionID, tenantID, st.ExpiresAt),
@@ -281,6 +281,3 @@ func printableASCII(s string) bool {
 	}
 	return true
 }
-
-// rfc3339 formats t as the API's timestamps: UTC, seconds.
-func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -81,8 +81,8 @@ func DataGetBody(st *schemas.SessionState, now time.Time, full bool) SessionView
 		Flow:        st.Flow,
 		ReferenceID: st.ReferenceID,
 		Status:      EffectiveStatus(st, now),
-		CreatedAt:   rfc3339(st.CreatedAt),
-		ExpiresAt:   rfc3339(st.ExpiresAt),
+		CreatedAt:   Timestamp(st.CreatedAt),
+		ExpiresAt:   Timestamp(st.ExpiresAt),
 		Steps:       make(map[string]StepView, len(st.Steps)+len(st.Captures)),
 		Checks:      make([]CheckView, 0, len(st.Checks)),
 		full:        full,
@@ -100,7 +100,7 @@ func DataGetBody(st *schemas.SessionState, now time.Time, full bool) SessionView
 		})
 	}
 	if st.DecidedAt != nil {
-		d := rfc3339(*st.DecidedAt)
+		d := Timestamp(*st.DecidedAt)
 		v.DecidedAt = &d
 	}
 	if d := st.Decision; d != nil {
@@ -111,7 +111,7 @@ func DataGetBody(st *schemas.SessionState, now time.Time, full bool) SessionView
 		v.Decision = &DecisionView{Outcome: d.Outcome, PolicyVersion: d.PolicyVersion, Reasons: reasons}
 		v.Extracted = d.Extracted
 		if v.DecidedAt == nil && !d.DecidedAt.IsZero() {
-			s := rfc3339(d.DecidedAt)
+			s := Timestamp(d.DecidedAt)
 			v.DecidedAt = &s
 		}
 	}
@@ -166,7 +166,8 @@ func WebhookBody(st *schemas.SessionState, now time.Time) ([]byte, error) {
 		Type      string      `json:"type"`
 		Timestamp string      `json:"timestamp"`
 		Data      SessionView `json:"data"`
-	}{WebhookEventCompleted, rfc3339(ts), DataGetBody(st, now, true)})
+	}{WebhookEventCompleted, Timestamp(ts), DataGetBody(st, now, true)})
 }
 
-func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+// Timestamp formats t as the API's timestamps are written: RFC 3339, UTC, whole seconds.
+func Timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
