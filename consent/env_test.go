@@ -65,7 +65,11 @@ func (cl *cluster) producer(t testing.TB) *stream.Producer {
 func (cl *cluster) follow(t testing.TB) *Index {
 	t.Helper()
 	ix := NewIndex()
-	f, err := NewFollower(cl.brokers, ix, cl.codec, WithFollowerKgoOpts(kgo.FetchMaxWait(250*time.Millisecond)))
+	h, err := stream.NewHistory(schemas.TopicConsents, stream.WithBrokers(cl.brokers), stream.WithKgoOpts(kgo.FetchMaxWait(250*time.Millisecond)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewFollower(h, ix, cl.codec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,17 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // View materialises a (compacted) topic in memory: the latest value per key across every
-// partition, read_committed, without a consumer group. Safe for concurrent use.
+// partition, read_committed, without a consumer group (a History kept as a map). Safe for
+// concurrent use.
 type View struct {
 	topic    string
-	cfg      config
+	history  *History
 	onUpdate func(key string, value []byte)
 
 	mu      sync.RWMutex
@@ -36,80 +36,26 @@ func NewView(topic string, opts ...Option) (*View, error) {
 	if topic == "" {
 		return nil, errors.New("new view: empty topic")
 	}
-	cfg, err := newConfig(opts)
+	h, err := NewHistory(topic, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("new view %s: %w", topic, err)
 	}
 	return &View{
-		topic: topic, cfg: cfg, onUpdate: cfg.onUpdate,
+		topic: topic, history: h, onUpdate: h.cfg.onUpdate,
 		data: make(map[string][]byte), changed: make(chan struct{}), ready: make(chan struct{}),
 	}, nil
 }
 
 // Run consumes the topic from its start until ctx ends (returning nil) or a fetch fails
-// fatally (after about half a minute of retriable failures, or a non-retriable error). Only
-// committed records are applied (read_committed): records of aborted transactions never
-// appear. The view becomes Ready once, on every partition, its position (next offset to
-// fetch) has reached the last stable offset listed when Run started; a partition ending in
-// transaction markers or aborted records does not hold it back. Run once per View.
+// fatally; see History.Run. The view becomes Ready once it has caught up with the topic as
+// it was when Run started. Run once per View.
 func (v *View) Run(ctx context.Context) error {
-	cl, err := kgo.NewClient(v.cfg.baseOpts()...)
+	err := v.history.run(ctx, func(r *kgo.Record) { v.apply(string(r.Key), r.Value) }, func() { close(v.ready) })
 	if err != nil {
-		return fmt.Errorf("view %s: %w", v.topic, err)
+		return fmt.Errorf("view: %w", err)
 	}
-	defer cl.Close()
-	stop := func(err error) error {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return fmt.Errorf("view %s: %w", v.topic, err)
-	}
-	targets, err := stableTargets(ctx, kadm.NewClient(cl), v.topic)
-	if err != nil {
-		return stop(err)
-	}
-	lr, err := newLogReader(ctx, cl, v.topic, nil)
-	if err != nil {
-		return stop(err)
-	}
-	parts := lr.partitions()
-	isReady := false
-	checkReady := func() {
-		if isReady {
-			return
-		}
-		for _, p := range parts {
-			if tg, ok := targets[p]; ok && lr.pos[p] < tg.end {
-				return
-			}
-		}
-		isReady = true
-		close(v.ready)
-	}
-	checkReady()
-	apply := func(r *kgo.Record) { v.apply(string(r.Key), r.Value) }
-	for {
-		progress, err := lr.fetch(ctx, parts, viewPollWait, apply)
-		if err != nil {
-			return stop(err)
-		}
-		checkReady()
-		if !progress {
-			// The broker answered before the wait without anything new (e.g. only an open
-			// transaction above the position): do not spin.
-			if sleepCtx(ctx, viewIdleBackoff) != nil {
-				return nil
-			}
-		}
-	}
+	return nil
 }
-
-// Pacing of View.Run once caught up: how long a fetch waits for new data, and the pause
-// after an answer that brought nothing.
-const (
-	viewPollWait    = 500 * time.Millisecond
-	viewIdleBackoff = 20 * time.Millisecond
-)
 
 func (v *View) apply(key string, value []byte) {
 	v.mu.Lock()

@@ -151,7 +151,11 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 	}
 	if opts.withEdge || opts.withConsent {
 		s.consents = consent.NewIndex()
-		follower, err := consent.NewFollower(s.brokers, s.consents, s.codec)
+		history, err := stream.NewHistory(schemas.TopicConsents, s.runtimeOpts("consent-index")...)
+		if err != nil {
+			return s, fmt.Errorf("consent index: %w", err)
+		}
+		follower, err := consent.NewFollower(history, s.consents, s.codec, consent.WithFollowerLogger(s.log.With("component", "consent-index")))
 		if err != nil {
 			return s, fmt.Errorf("consent index: %w", err)
 		}
