@@ -9,9 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/idstream/idstream/schemas"
 	"github.com/idstream/idstream/stream"
 )
@@ -20,10 +17,9 @@ import (
 // PerTenantConcurrency attempts in flight.
 const tenantBusyDelay = 20 * time.Millisecond
 
-// item is one record of the retry topic, from fetch until finished.
+// item is one record of the retry topic, from Take until finished.
 type item struct {
-	part       int32
-	offset     int64
+	rec        *stream.Record
 	d          schemas.WebhookDelivery
 	due        time.Time
 	index      int  // position in the heap, -1 when not in it
@@ -31,36 +27,27 @@ type item struct {
 	superseded bool // a later attempt of the same webhook is already on the topic
 }
 
-// partState is what the deliverer holds for one owned partition of the retry topic.
+// partState is what the deliverer holds for one partition of the retry topic it took
+// records of.
 type partState struct {
 	pending  map[int64]*item  // records not finished yet, by offset
 	latest   map[string]*item // newest unfinished retry (attempt > 0) per webhook id
-	next     int64            // offset after the last record ingested; -1 before any
 	inflight sync.WaitGroup
 }
 
-// commitOffset is the offset below which every record is finished.
-func (p *partState) commitOffset() int64 {
-	low := p.next
-	for off := range p.pending {
-		if off < low {
-			low = off
-		}
-	}
-	return low
-}
-
-// deliverer is the delivery group's loop; see the package comment.
+// deliverer is the delivery group: a stream.AsyncRunner hands it the records of the retry
+// topic and commits, per partition, up to the lowest record the deliverer has not finished;
+// the deliverer keeps them in a timer heap and attempts them as they fall due. See the
+// package comment.
 type deliverer struct {
-	s  *Sink
-	cl *kgo.Client
+	s      *Sink
+	runner *stream.AsyncRunner
 
 	mu        sync.Mutex
 	parts     map[int32]*partState
 	queue     itemHeap
 	inflight  int
 	perTenant map[string]int
-	committed map[int32]int64
 
 	wake    chan struct{}
 	workers sync.WaitGroup
@@ -68,68 +55,41 @@ type deliverer struct {
 	stop    context.CancelFunc
 }
 
-func newDeliverer(s *Sink) (*deliverer, error) {
+func newDeliverer(s *Sink, opts ...stream.Option) (*deliverer, error) {
 	d := &deliverer{
 		s:         s,
 		parts:     make(map[int32]*partState),
 		perTenant: make(map[string]int),
-		committed: make(map[int32]int64),
 		wake:      make(chan struct{}, 1),
 	}
 	d.workCtx, d.stop = context.WithCancel(context.Background())
-	opts := []kgo.Opt{
-		kgo.SeedBrokers(s.cfg.Brokers...),
-		kgo.ClientID("idstream-" + s.cfg.DeliveryGroup),
-		kgo.ConsumerGroup(s.cfg.DeliveryGroup),
-		kgo.ConsumeTopics(schemas.TopicWebhookRetry),
-		kgo.DisableAutoCommit(),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.OnPartitionsRevoked(d.revoked),
-		kgo.OnPartitionsLost(d.lost),
-	}
-	cl, err := kgo.NewClient(append(opts, s.cfg.KgoOpts...)...)
+	runner, err := stream.NewAsyncRunner(stream.AsyncGroup{
+		Name:           s.cfg.DeliveryGroup,
+		Input:          schemas.TopicWebhookRetry,
+		Take:           d.ingest,
+		Release:        d.release,
+		CommitInterval: s.cfg.CommitInterval,
+	}, opts...)
 	if err != nil {
 		d.stop()
-		return nil, fmt.Errorf("delivery group client: %w", err)
+		return nil, fmt.Errorf("delivery group: %w", err)
 	}
-	d.cl = cl
+	d.runner = runner
 	return d, nil
 }
 
-// run polls the retry topic until ctx ends, then lets the attempts in flight finish (for at
-// most one attempt timeout and a few seconds), commits and leaves the group.
+// run delivers until ctx ends, then lets the attempts in flight finish (for at most one
+// attempt timeout and a few seconds; the rest stay unfinished and are handed over again
+// after the restart), commits and leaves the group.
 func (d *deliverer) run(ctx context.Context) error {
 	defer d.stop()
+	grace := context.AfterFunc(ctx, func() { time.AfterFunc(d.s.cfg.Timeout+5*time.Second, d.stop) })
+	defer grace()
 	var loops sync.WaitGroup
-	loops.Add(2)
-	go func() { defer loops.Done(); d.schedule(ctx) }()
-	go func() { defer loops.Done(); d.commitLoop(ctx) }()
-	var err error
-	for ctx.Err() == nil {
-		fetches := d.cl.PollFetches(ctx)
-		if fetches.IsClientClosed() {
-			err = errors.New("delivery client closed")
-			break
-		}
-		fetches.EachError(func(t string, p int32, ferr error) {
-			if !errors.Is(ferr, context.Canceled) && !errors.Is(ferr, context.DeadlineExceeded) {
-				d.s.log.Warn("webhook delivery: fetch error", "topic", t, "partition", p, "err", ferr)
-			}
-		})
-		fetches.EachRecord(d.ingest)
-		d.signal()
-	}
+	loops.Go(func() { d.schedule(ctx) })
+	err := d.runner.Run(ctx)
 	loops.Wait()
-	done := make(chan struct{})
-	go func() { d.workers.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(d.s.cfg.Timeout + 5*time.Second):
-		d.stop() // unfinished attempts stay uncommitted: re-read after the restart
-		<-done
-	}
-	d.commit(context.Background())
-	d.cl.Close()
+	d.workers.Wait()
 	return err
 }
 
@@ -140,28 +100,29 @@ func (d *deliverer) signal() {
 	}
 }
 
-// ingest adds one fetched record to its partition's pending set and to the timer heap.
-func (d *deliverer) ingest(kr *kgo.Record) {
+// ingest adds one record to its partition's pending set and to the timer heap.
+func (d *deliverer) ingest(rec *stream.Record) {
+	defer d.signal()
 	var del schemas.WebhookDelivery
-	derr := d.s.cfg.Codec.Decode(schemas.TopicWebhookRetry, kr.Value, &del)
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	st := d.parts[kr.Partition]
-	if st == nil {
-		st = &partState{pending: make(map[int64]*item), latest: make(map[string]*item), next: -1}
-		d.parts[kr.Partition] = st
-	}
-	st.next = kr.Offset + 1
-	if derr != nil {
+	if err := d.s.cfg.Codec.Decode(schemas.TopicWebhookRetry, rec.Value, &del); err != nil {
 		// Not a delivery we can read: nothing to retry. Logged without its content.
-		d.s.log.Error("webhook delivery: undecodable retry record skipped", "partition", kr.Partition, "offset", kr.Offset, "err", derr)
+		d.s.log.Error("webhook delivery: undecodable retry record skipped", "partition", rec.Partition, "offset", rec.Offset, "err", err)
+		d.runner.Done(rec)
 		return
 	}
-	it := &item{part: kr.Partition, offset: kr.Offset, d: del, due: del.NotBefore, index: -1}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st := d.parts[rec.Partition]
+	if st == nil {
+		st = &partState{pending: make(map[int64]*item), latest: make(map[string]*item)}
+		d.parts[rec.Partition] = st
+	}
+	it := &item{rec: rec, d: del, due: del.NotBefore, index: -1}
 	if del.Attempt > 0 {
 		if prev := st.latest[del.WebhookID]; prev != nil {
 			if prev.d.Attempt >= del.Attempt {
-				return // a repeat of a retry already pending (a restart re-ran its attempt)
+				d.runner.Done(rec) // a repeat of a retry already pending (a restart re-ran its attempt)
+				return
 			}
 			if prev.inflight {
 				prev.superseded = true
@@ -169,13 +130,40 @@ func (d *deliverer) ingest(kr *kgo.Record) {
 				if prev.index >= 0 {
 					heap.Remove(&d.queue, prev.index)
 				}
-				delete(st.pending, prev.offset)
+				delete(st.pending, prev.rec.Offset)
+				d.runner.Done(prev.rec)
 			}
 		}
 		st.latest[del.WebhookID] = it
 	}
-	st.pending[it.offset] = it
+	st.pending[rec.Offset] = it
 	heap.Push(&d.queue, it)
+}
+
+// release forgets partitions handed over: their not-yet-due records leave the heap and,
+// unless lost, the attempts in flight finish first; the runner then commits.
+func (d *deliverer) release(parts []int32, lost bool) {
+	var waits []*partState
+	d.mu.Lock()
+	for _, p := range parts {
+		st := d.parts[p]
+		if st == nil {
+			continue
+		}
+		for _, it := range st.pending {
+			if it.index >= 0 {
+				heap.Remove(&d.queue, it.index)
+			}
+		}
+		delete(d.parts, p)
+		waits = append(waits, st)
+	}
+	d.mu.Unlock()
+	if !lost {
+		for _, st := range waits {
+			st.inflight.Wait()
+		}
+	}
 }
 
 // schedule starts attempts as they fall due, within the global and per-tenant limits.
@@ -219,7 +207,7 @@ func (d *deliverer) schedule(ctx context.Context) {
 
 // dispatch starts the attempt of it. d.mu is held.
 func (d *deliverer) dispatch(it *item) {
-	st := d.parts[it.part]
+	st := d.parts[it.rec.Partition]
 	it.inflight = true
 	d.inflight++
 	d.perTenant[it.d.Envelope.TenantID]++
@@ -236,10 +224,11 @@ func (d *deliverer) dispatch(it *item) {
 		}
 		it.inflight = false
 		if finished {
-			delete(st.pending, it.offset)
+			delete(st.pending, it.rec.Offset)
 			if st.latest[it.d.WebhookID] == it {
 				delete(st.latest, it.d.WebhookID)
 			}
+			d.runner.Done(it.rec)
 		}
 		d.mu.Unlock()
 		d.signal()
@@ -365,120 +354,6 @@ func (d *deliverer) produce(outs []stream.Output) bool {
 		case <-time.After(wait):
 		}
 		wait = min(wait*2, 5*time.Second)
-	}
-}
-
-// commitLoop commits every CommitInterval until ctx ends.
-func (d *deliverer) commitLoop(ctx context.Context) {
-	t := time.NewTicker(d.s.cfg.CommitInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			d.commit(ctx)
-		}
-	}
-}
-
-// commit commits, for every owned partition, the offset below which all is finished.
-func (d *deliverer) commit(ctx context.Context) {
-	d.mu.Lock()
-	offsets := map[int32]kgo.EpochOffset{}
-	for p, st := range d.parts {
-		if st.next < 0 {
-			continue
-		}
-		if off := st.commitOffset(); off > d.committed[p] {
-			offsets[p] = kgo.EpochOffset{Epoch: -1, Offset: off}
-		}
-	}
-	d.mu.Unlock()
-	d.commitOffsets(ctx, offsets)
-}
-
-func (d *deliverer) commitOffsets(ctx context.Context, offsets map[int32]kgo.EpochOffset) {
-	if len(offsets) == 0 {
-		return
-	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	var cerr error
-	d.cl.CommitOffsetsSync(cctx, map[string]map[int32]kgo.EpochOffset{schemas.TopicWebhookRetry: offsets},
-		func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, _ *kmsg.OffsetCommitResponse, err error) { cerr = err })
-	if cerr != nil {
-		d.s.log.Warn("webhook delivery: commit failed", "err", cerr)
-		return
-	}
-	d.mu.Lock()
-	for p, o := range offsets {
-		if o.Offset > d.committed[p] {
-			d.committed[p] = o.Offset
-		}
-	}
-	d.mu.Unlock()
-}
-
-// revoked hands partitions over cleanly: their not-yet-due records leave the heap, the
-// attempts in flight finish, the finished prefix is committed and the state dropped; the
-// next owner re-reads what was pending.
-func (d *deliverer) revoked(ctx context.Context, _ *kgo.Client, revoked map[string][]int32) {
-	parts := revoked[schemas.TopicWebhookRetry]
-	var waits []*partState
-	d.mu.Lock()
-	for _, p := range parts {
-		st := d.parts[p]
-		if st == nil {
-			continue
-		}
-		for _, it := range st.pending {
-			if it.index >= 0 {
-				heap.Remove(&d.queue, it.index)
-			}
-		}
-		waits = append(waits, st)
-	}
-	d.mu.Unlock()
-	for _, st := range waits {
-		st.inflight.Wait()
-	}
-	offsets := map[int32]kgo.EpochOffset{}
-	d.mu.Lock()
-	for _, p := range parts {
-		st := d.parts[p]
-		if st != nil && st.next >= 0 {
-			if off := st.commitOffset(); off > d.committed[p] {
-				offsets[p] = kgo.EpochOffset{Epoch: -1, Offset: off}
-			}
-		}
-	}
-	d.mu.Unlock()
-	d.commitOffsets(ctx, offsets)
-	d.mu.Lock()
-	for _, p := range parts {
-		delete(d.parts, p)
-		delete(d.committed, p)
-	}
-	d.mu.Unlock()
-}
-
-// lost drops partitions taken away without a clean handover; nothing is committed.
-func (d *deliverer) lost(_ context.Context, _ *kgo.Client, lost map[string][]int32) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, p := range lost[schemas.TopicWebhookRetry] {
-		st := d.parts[p]
-		if st == nil {
-			continue
-		}
-		for _, it := range st.pending {
-			if it.index >= 0 {
-				heap.Remove(&d.queue, it.index)
-			}
-		}
-		delete(d.parts, p)
-		delete(d.committed, p)
 	}
 }
 

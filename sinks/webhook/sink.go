@@ -10,16 +10,17 @@
 //     ekyc.session-state.v1 and turns the snapshot that folds a Decision into a
 //     WebhookDelivery attempt 0 on ekyc.webhook.retry.v1. It never talks HTTP, so a slow
 //     endpoint cannot hold up the state topic.
-//   - the delivery group (Config.DeliveryGroup, a loop of its own on franz-go) reads
+//   - the delivery group (Config.DeliveryGroup, a stream.AsyncGroup) reads
 //     ekyc.webhook.retry.v1: the trigger's records, its own retries and the admin replay's
 //     attempt-0 records alike. The runtime's Runner does not fit: it handles a partition's
 //     records in order and commits after each one, whereas a retry must wait (up to hours)
 //     without holding back the records behind it. So each record is kept in an in-memory
 //     timer heap until its not_before, attempts run concurrently (bounded globally and per
-//     tenant), and the committed offset of a partition stays at the lowest record not
-//     finished yet. A record is finished once its attempt record and its follow-up (the
-//     next WebhookDelivery, or the dead letter) are acknowledged by the brokers; a restart
-//     or a rebalance therefore re-reads every record still pending, and nothing is lost.
+//     tenant), and the AsyncRunner keeps the committed offset of a partition at the lowest
+//     record not finished yet. A record is finished once its attempt record and its
+//     follow-up (the next WebhookDelivery, or the dead letter) are acknowledged by the
+//     brokers; a restart or a rebalance therefore re-reads every record still pending, and
+//     nothing is lost.
 //
 // Delivery is at least once: a crash between an attempt and its commit repeats the attempt,
 // always with the same webhook-id (the receiver deduplicates on it, as the spec says). When
@@ -166,7 +167,7 @@ func (s *Sink) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("webhook sink: %w", err)
 	}
-	d, err := newDeliverer(s)
+	d, err := newDeliverer(s, append(opts, stream.WithClientID("idstream-"+s.cfg.DeliveryGroup))...)
 	if err != nil {
 		return fmt.Errorf("webhook sink: %w", err)
 	}
