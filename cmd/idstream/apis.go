@@ -13,23 +13,30 @@ import (
 	"github.com/idstream/idstream"
 	"github.com/idstream/idstream/consent"
 	"github.com/idstream/idstream/edge"
-	"github.com/idstream/idstream/internal/blob"
-	"github.com/idstream/idstream/internal/flow"
 	"github.com/idstream/idstream/internal/tenant"
+	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/readmodel"
 )
 
 // startConsent starts the consent API over the consent index.
-func (s *Service) startConsent() error {
+func (s *Service) startConsent(topology.Node) error {
 	cmp, err := consent.LoadConfig(s.cfg.ConsentConfig)
 	if err != nil {
 		return fmt.Errorf("consent config: %w", err)
 	}
+	tenants, producer, err := s.shared()
+	if err != nil {
+		return err
+	}
+	consents, err := s.consentIndex()
+	if err != nil {
+		return err
+	}
 	s.consent, err = consent.New(consent.Config{
-		Tenants:   s.tenants,
-		Publisher: s.producer,
+		Tenants:   tenants,
+		Publisher: producer,
 		Encoder:   s.codec,
-		Index:     s.consents,
+		Index:     consents,
 		CMP:       cmp,
 		Logger:    s.log.With("component", "consent"),
 	})
@@ -45,8 +52,16 @@ func (s *Service) startConsent() error {
 }
 
 // startEdge starts the REST edge with its views of the session state and of quality replies.
-func (s *Service) startEdge(blobs blob.Store, flows flow.Set) error {
+func (s *Service) startEdge(topology.Node) error {
 	secret, err := s.tokenSecret()
+	if err != nil {
+		return err
+	}
+	tenants, producer, err := s.shared()
+	if err != nil {
+		return err
+	}
+	consents, err := s.consentIndex()
 	if err != nil {
 		return err
 	}
@@ -64,13 +79,13 @@ func (s *Service) startEdge(blobs blob.Store, flows flow.Set) error {
 		return fmt.Errorf("openapi: %w", err)
 	}
 	s.edge, err = edge.New(edge.Config{
-		Tenants:        s.tenants,
-		Publisher:      s.producer,
+		Tenants:        tenants,
+		Publisher:      producer,
 		Encoder:        s.codec,
 		Sessions:       s.states,
 		QualityReplies: replies,
-		Blobs:          blobs,
-		Flows:          flows,
+		Blobs:          s.blobs,
+		Flows:          s.flows,
 		TokenSecret:    secret,
 		QualityBudget:  s.cfg.QualityBudget,
 		Logger:         s.log.With("component", "edge"),
@@ -78,7 +93,7 @@ func (s *Service) startEdge(blobs blob.Store, flows flow.Set) error {
 		Gatherer:       s.reg,
 		Ready:          s.states.Ready,
 		OpenAPIJSON:    spec,
-		ConsentChecker: consent.NewChecker(s.consents),
+		ConsentChecker: consent.NewChecker(consents),
 	})
 	if err != nil {
 		return fmt.Errorf("edge: %w", err)

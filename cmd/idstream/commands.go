@@ -7,8 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/idstream/idstream/internal/registry"
 	chsink "github.com/idstream/idstream/sinks/clickhouse"
@@ -91,14 +89,13 @@ func runProcess(ctx context.Context, args []string, log *slog.Logger) error {
 	if err := parse(flagSet("process", &cfg), args[1:]); err != nil {
 		return err
 	}
-	groups, err := groupsFor([]string{args[0]})
-	if err != nil {
+	if err := known("group", args[:1], allGroups); err != nil {
 		return err
 	}
 	if len(cfg.Brokers) == 0 {
 		return errors.New("KAFKA_BROKERS is required (idstream dev runs an embedded broker)")
 	}
-	cfg.Groups = groups
+	cfg.Groups = args[:1]
 	s, err := Start(ctx, cfg, serviceOptions{}, log)
 	if err != nil {
 		return err
@@ -116,8 +113,8 @@ func runSink(ctx context.Context, args []string, log *slog.Logger) error {
 	if err := parse(flagSet("sink", &cfg), args[1:]); err != nil {
 		return err
 	}
-	if !slices.Contains(allSinks, args[0]) {
-		return fmt.Errorf("unknown sink %q (known: %s)", args[0], strings.Join(allSinks, ", "))
+	if err := known("sink", args[:1], allSinks); err != nil {
+		return err
 	}
 	if len(cfg.Brokers) == 0 {
 		return errors.New("KAFKA_BROKERS is required (idstream dev runs an embedded broker)")

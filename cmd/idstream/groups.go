@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"slices"
-	"strings"
 
-	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/docread"
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/flow"
@@ -24,11 +20,9 @@ import (
 	"github.com/idstream/idstream/processors/ocr"
 	"github.com/idstream/idstream/processors/quality"
 	"github.com/idstream/idstream/processors/session"
+	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/stream"
 )
-
-// allGroups is every processor group this binary can run, in start order.
-var allGroups = []string{"session", "decision", "quality", "ocr", "chip", "liveness", "facematch", "fraud", erasure.IndexGroupName, erasure.GroupName, erasure.DeleterGroupName}
 
 // loadFlows reads the flows of --flows, or returns the default flows when none is given.
 func loadFlows(path string) (flow.Set, error) {
@@ -62,81 +56,98 @@ func loadPolicy(path string, flows flow.Set) (decision.Policy, error) {
 	return p, nil
 }
 
-// startGroup declares the processor group named name, checks it against its node in the
-// pipeline's topology and starts it.
-func (s *Service) startGroup(name string, blobs blob.Store, flows flow.Set) error {
+// stateless makes the start of a stateless group from its declaration: declare it, check
+// it against its node, run it.
+func stateless(declare func(*Service) (stream.Group, error)) func(*Service, topology.Node) error {
+	return func(s *Service, n topology.Node) error {
+		g, err := declare(s)
+		if err != nil {
+			return err
+		}
+		if err := checkSpec(n, g.Inputs, g.Outputs, ""); err != nil {
+			return err
+		}
+		r, err := stream.NewRunner(g, s.groupOpts(g.Name)...)
+		if err != nil {
+			return err
+		}
+		s.spawn("group "+g.Name, r.Run)
+		return nil
+	}
+}
+
+// stateful makes the start of a stateful group from its declaration.
+func stateful(declare func(*Service) (stream.StatefulGroup, error)) func(*Service, topology.Node) error {
+	return func(s *Service, n topology.Node) error {
+		g, err := declare(s)
+		if err != nil {
+			return err
+		}
+		if err := checkSpec(n, g.Inputs, g.Outputs, g.Table); err != nil {
+			return err
+		}
+		r, err := stream.NewStatefulRunner(g, s.groupOpts(g.Name)...)
+		if err != nil {
+			return err
+		}
+		s.spawn("group "+g.Name, r.Run)
+		return nil
+	}
+}
+
+// groupOpts are the runtime options of the group named name: a stable transactional id
+// when the service has an instance id.
+func (s *Service) groupOpts(name string) []stream.Option {
 	opts := s.runtimeOpts(name)
 	if s.cfg.InstanceID != "" {
 		opts = append(opts, stream.WithTransactionalID(name+"-"+s.cfg.InstanceID))
 	}
-	var (
-		g        stream.Group         // a stateless group, or
-		stateful stream.StatefulGroup // a stateful one
-		err      error
-	)
-	switch name {
-	case "session":
-		stateful = session.NewGroup(s.codec)
-	case "decision":
-		var p decision.Policy
-		if p, err = loadPolicy(s.cfg.PolicyFile, flows); err == nil {
-			stateful = decision.NewGroup(s.codec, p)
-		}
-	case "quality":
-		var faces *face.Engine
-		if faces, err = s.faceEngine(name); err == nil {
-			gate := imagequality.NewGate(imagequality.DefaultThresholds())
-			g = quality.NewGroup(s.codec, blobs, gate, quality.WithFaceDetector(faces, quality.DefaultSelfieFraming()))
-		}
-	case "ocr":
-		g, err = s.ocrGroup(blobs)
-	case "chip":
-		g, err = s.chipGroup(blobs)
-	case "liveness", "facematch":
-		var faces *face.Engine
-		if faces, err = s.faceEngine(name); err != nil {
-			break
-		}
-		if name == "liveness" {
-			g, err = liveness.NewGroup(s.codec, blobs, faces, liveness.WithLogger(s.log.With("group", name)))
-		} else {
-			g, err = facematch.NewGroup(s.codec, blobs, faces, facematch.WithLogger(s.log.With("group", name)))
-		}
-	case "fraud":
-		g, err = s.fraudGroup(blobs)
-	case erasure.IndexGroupName:
-		g = erasure.IndexGroup(s.codec)
-	case erasure.GroupName:
-		stateful = erasure.Group(s.codec)
-	case erasure.DeleterGroupName:
-		g = erasure.DeleterGroup(s.codec, blobs)
-	default:
-		return fmt.Errorf("unknown group %q (known: %s)", name, strings.Join(allGroups, ", "))
-	}
+	return opts
+}
+
+func (s *Service) sessionGroup() (stream.StatefulGroup, error) { return session.NewGroup(s.codec), nil }
+
+// decisionGroup declares the decision group with the policy of --policy.
+func (s *Service) decisionGroup() (stream.StatefulGroup, error) {
+	p, err := loadPolicy(s.cfg.PolicyFile, s.flows)
 	if err != nil {
-		return fmt.Errorf("%s group: %w", name, err)
+		return stream.StatefulGroup{}, err
 	}
-	var run func(context.Context) error
-	if stateful.Handler != nil {
-		err = checkSpec(name, stateful.Inputs, stateful.Outputs, stateful.Table)
-		if err == nil {
-			var r *stream.StatefulRunner
-			r, err = stream.NewStatefulRunner(stateful, opts...)
-			run = func(ctx context.Context) error { return r.Run(ctx) }
-		}
-	} else {
-		err = checkSpec(name, g.Inputs, g.Outputs, "")
-		if err == nil {
-			var r *stream.Runner
-			r, err = stream.NewRunner(g, opts...)
-			run = func(ctx context.Context) error { return r.Run(ctx) }
-		}
-	}
+	return decision.NewGroup(s.codec, p), nil
+}
+
+// qualityGroup declares the quality gate, with a face detector for the selfie's framing.
+func (s *Service) qualityGroup() (stream.Group, error) {
+	faces, err := s.faceEngine("quality")
 	if err != nil {
-		return fmt.Errorf("%s group: %w", name, err)
+		return stream.Group{}, err
 	}
-	s.spawn("group "+name, run)
-	return nil
+	gate := imagequality.NewGate(imagequality.DefaultThresholds())
+	return quality.NewGroup(s.codec, s.blobs, gate, quality.WithFaceDetector(faces, quality.DefaultSelfieFraming())), nil
+}
+
+func (s *Service) livenessGroup() (stream.Group, error) {
+	faces, err := s.faceEngine("liveness")
+	if err != nil {
+		return stream.Group{}, err
+	}
+	return liveness.NewGroup(s.codec, s.blobs, faces, liveness.WithLogger(s.log.With("group", "liveness")))
+}
+
+func (s *Service) facematchGroup() (stream.Group, error) {
+	faces, err := s.faceEngine("facematch")
+	if err != nil {
+		return stream.Group{}, err
+	}
+	return facematch.NewGroup(s.codec, s.blobs, faces, facematch.WithLogger(s.log.With("group", "facematch")))
+}
+
+func (s *Service) erasureIndexGroup() (stream.Group, error) { return erasure.IndexGroup(s.codec), nil }
+
+func (s *Service) erasureGroup() (stream.StatefulGroup, error) { return erasure.Group(s.codec), nil }
+
+func (s *Service) erasureDeleterGroup() (stream.Group, error) {
+	return erasure.DeleterGroup(s.codec, s.blobs), nil
 }
 
 // faceEngine loads the face models of --models-dir for group, once. Each group gets its own
@@ -160,7 +171,7 @@ func (s *Service) faceEngine(group string) (*face.Engine, error) {
 
 // ocrGroup declares the ocr group: Tesseract clients reading with the MRZ model of
 // --models-dir, and the face engine cropping the document's photo.
-func (s *Service) ocrGroup(blobs blob.Store) (stream.Group, error) {
+func (s *Service) ocrGroup() (stream.Group, error) {
 	faces, err := s.faceEngine("ocr")
 	if err != nil {
 		return stream.Group{}, err
@@ -172,11 +183,11 @@ func (s *Service) ocrGroup(blobs blob.Store) (stream.Group, error) {
 		}
 		s.ocrReader = reader
 	}
-	return ocr.NewGroup(s.codec, blobs, s.ocrReader, faces, ocr.WithLogger(s.log.With("group", "ocr"))), nil
+	return ocr.NewGroup(s.codec, s.blobs, s.ocrReader, faces, ocr.WithLogger(s.log.With("group", "ocr"))), nil
 }
 
 // chipGroup declares the chip group with the CSCA trust anchors and the identity registry.
-func (s *Service) chipGroup(blobs blob.Store) (stream.Group, error) {
+func (s *Service) chipGroup() (stream.Group, error) {
 	trust, err := s.loadTrust()
 	if err != nil {
 		return stream.Group{}, err
@@ -185,7 +196,7 @@ func (s *Service) chipGroup(blobs blob.Store) (stream.Group, error) {
 	if err != nil {
 		return stream.Group{}, err
 	}
-	return chip.NewGroup(s.codec, blobs, trust, reg, chip.WithLogger(s.log.With("group", "chip"))), nil
+	return chip.NewGroup(s.codec, s.blobs, trust, reg, chip.WithLogger(s.log.With("group", "chip"))), nil
 }
 
 // registryClient is the client of the identity registry API (dev: the sandbox), or nil when
@@ -204,7 +215,7 @@ func (s *Service) registryClient() (registry.Registry, error) {
 // fraudGroup declares the fraud group and starts the views it looks up (fraud.Spec's
 // lookups): the blocklist (id numbers and faces), the capture index and the face index, each
 // a view of a compacted topic.
-func (s *Service) fraudGroup(blobs blob.Store) (stream.Group, error) {
+func (s *Service) fraudGroup() (stream.Group, error) {
 	key, err := s.tokenSecret()
 	if err != nil {
 		return stream.Group{}, err
@@ -233,7 +244,7 @@ func (s *Service) fraudGroup(blobs blob.Store) (stream.Group, error) {
 	}
 	s.spawn("fraud face index", faceIndex.Run)
 	return fraud.NewGroup(s.codec, key, blocklist, sightings,
-		fraud.WithRegistry(reg), fraud.WithBlobs(blobs), fraud.WithFaces(faces, faceIndex, blocklist),
+		fraud.WithRegistry(reg), fraud.WithBlobs(s.blobs), fraud.WithFaces(faces, faceIndex, blocklist),
 		fraud.WithLogger(s.log.With("group", "fraud")))
 }
 
@@ -253,14 +264,4 @@ func (s *Service) loadTrust() (*mrtd.Trust, error) {
 		return nil, fmt.Errorf("csca dir: %w", err)
 	}
 	return trust, nil
-}
-
-// groupsFor validates a list of group names.
-func groupsFor(names []string) ([]string, error) {
-	for _, n := range names {
-		if !slices.Contains(allGroups, n) {
-			return nil, fmt.Errorf("unknown group %q (known: %s)", n, strings.Join(allGroups, ", "))
-		}
-	}
-	return names, nil
 }

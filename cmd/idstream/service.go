@@ -21,6 +21,7 @@ import (
 	"github.com/idstream/idstream/internal/chserver"
 	"github.com/idstream/idstream/internal/docread"
 	"github.com/idstream/idstream/internal/face"
+	"github.com/idstream/idstream/internal/flow"
 	"github.com/idstream/idstream/internal/registry"
 	"github.com/idstream/idstream/internal/tenant"
 	"github.com/idstream/idstream/readmodel"
@@ -44,8 +45,10 @@ type Service struct {
 	metrics *stream.Metrics
 	kgoOpts []kgo.Opt
 
-	producer *stream.Producer
-	tenants  *tenant.Registry
+	blobs    blob.Store
+	flows    flow.Set
+	producer *stream.Producer // shared by the APIs and sinks (shared)
+	tenants  *tenant.Registry // loaded once (shared)
 	edge     *edge.Server
 	edgeLn   net.Listener
 	edgeAddr string
@@ -55,7 +58,7 @@ type Service struct {
 	clickhouse *chserver.Server        // the local ClickHouse dev starts
 	chAddr     string
 
-	consents    *consent.Index
+	consents    *consent.Index // filled by its follower once an API needs it (consentIndex)
 	consent     *consent.Server
 	consentLn   net.Listener
 	consentAddr string
@@ -117,12 +120,10 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 	if s.codec, err = schemas.NewCodec(codecOpts...); err != nil {
 		return s, fmt.Errorf("codec: %w", err)
 	}
-	blobs, err := blob.NewFS(filepath.Join(cfg.DataDir, "blobs"))
-	if err != nil {
+	if s.blobs, err = blob.NewFS(filepath.Join(cfg.DataDir, "blobs")); err != nil {
 		return s, fmt.Errorf("blob store: %w", err)
 	}
-	flows, err := loadFlows(cfg.FlowsFile)
-	if err != nil {
+	if s.flows, err = loadFlows(cfg.FlowsFile); err != nil {
 		return s, err
 	}
 	if opts.withRegistry {
@@ -136,47 +137,56 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 	if cfg.IdentityURL != "" {
 		s.registryURL = cfg.IdentityURL
 	}
-	for _, g := range cfg.Groups {
-		if err := s.startGroup(g, blobs, flows); err != nil {
-			return s, err
-		}
+	run, err := selected(cfg, opts)
+	if err != nil {
+		return s, err
 	}
-	if opts.withEdge || opts.withConsent || len(cfg.Sinks) > 0 {
-		if s.tenants, err = s.loadTenants(); err != nil {
-			return s, err
-		}
-		if s.producer, err = stream.NewProducer(s.runtimeOpts("producer")...); err != nil {
-			return s, fmt.Errorf("producer: %w", err)
-		}
-	}
-	if opts.withEdge || opts.withConsent {
-		s.consents = consent.NewIndex()
-		history, err := stream.NewHistory(schemas.TopicConsents, s.runtimeOpts("consent-index")...)
-		if err != nil {
-			return s, fmt.Errorf("consent index: %w", err)
-		}
-		follower, err := consent.NewFollower(history, s.consents, s.codec, consent.WithFollowerLogger(s.log.With("component", "consent-index")))
-		if err != nil {
-			return s, fmt.Errorf("consent index: %w", err)
-		}
-		s.spawn("consent index", follower.Run)
-	}
-	if opts.withConsent {
-		if err := s.startConsent(); err != nil {
-			return s, err
-		}
-	}
-	for _, name := range cfg.Sinks {
-		if err := s.startSink(name); err != nil {
-			return s, err
-		}
-	}
-	if opts.withEdge {
-		if err := s.startEdge(blobs, flows); err != nil {
-			return s, err
+	for _, c := range run {
+		if err := c.start(s, c.node); err != nil {
+			return s, fmt.Errorf("%s %s: %w", c.name, c.node.Kind, err)
 		}
 	}
 	return s, nil
+}
+
+// shared loads the tenants and creates the producer on first use: the APIs and sinks
+// share them.
+func (s *Service) shared() (*tenant.Registry, *stream.Producer, error) {
+	if s.tenants == nil {
+		t, err := s.loadTenants()
+		if err != nil {
+			return nil, nil, err
+		}
+		s.tenants = t
+	}
+	if s.producer == nil {
+		p, err := stream.NewProducer(s.runtimeOpts("producer")...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("producer: %w", err)
+		}
+		s.producer = p
+	}
+	return s.tenants, s.producer, nil
+}
+
+// consentIndex starts on first use the index of cmp.consents.v1 the consent API answers
+// from and the edge checks consents against.
+func (s *Service) consentIndex() (*consent.Index, error) {
+	if s.consents != nil {
+		return s.consents, nil
+	}
+	history, err := stream.NewHistory(schemas.TopicConsents, s.runtimeOpts("consent-index")...)
+	if err != nil {
+		return nil, fmt.Errorf("consent index: %w", err)
+	}
+	ix := consent.NewIndex()
+	follower, err := consent.NewFollower(history, ix, s.codec, consent.WithFollowerLogger(s.log.With("component", "consent-index")))
+	if err != nil {
+		return nil, fmt.Errorf("consent index: %w", err)
+	}
+	s.spawn("consent index", follower.Run)
+	s.consents = ix
+	return ix, nil
 }
 
 // topicSpecs lists every topic of the contract and a dead-letter topic for each.

@@ -5,47 +5,37 @@ import (
 	"net"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/idstream/idstream/internal/chserver"
+	"github.com/idstream/idstream/processors/topology"
 	chsink "github.com/idstream/idstream/sinks/clickhouse"
 	"github.com/idstream/idstream/sinks/webhook"
 	"github.com/idstream/idstream/stream"
 )
 
-// allSinks is every sink this binary can run.
-var allSinks = []string{"webhook", "clickhouse"}
-
-// startSink starts one sink by name.
-func (s *Service) startSink(name string) error {
-	switch name {
-	case "webhook":
-		sink, err := webhook.NewSink(webhook.Config{
-			Brokers:  s.brokers,
-			Tenants:  s.tenants,
-			Codec:    s.codec,
-			Producer: s.producer,
-			Logger:   s.log.With("sink", "webhook"),
-			Metrics:  s.metrics,
-			KgoOpts:  s.kgoOpts,
-		})
-		if err != nil {
-			return fmt.Errorf("webhook sink: %w", err)
-		}
-		s.spawn("sink webhook", sink.Run)
-	case "clickhouse":
-		if err := s.startClickHouseSink(); err != nil {
-			return err
-		}
-	default:
-		return fmt.Errorf("unknown sink %q (known: %s)", name, strings.Join(allSinks, ", "))
+// startWebhookSink runs the webhook sink: its trigger and delivery groups.
+func (s *Service) startWebhookSink(topology.Node) error {
+	tenants, producer, err := s.shared()
+	if err != nil {
+		return err
 	}
+	sink, err := webhook.NewSink(webhook.Config{
+		Runtime:  s.runtimeOpts("webhook"),
+		Tenants:  tenants,
+		Codec:    s.codec,
+		Producer: producer,
+		Logger:   s.log.With("sink", "webhook"),
+	})
+	if err != nil {
+		return err
+	}
+	s.spawn("sink webhook", sink.Run)
 	return nil
 }
 
 // startClickHouseSink connects to ClickHouse at --clickhouse-addr (in dev, a server this
 // process starts under the data dir), applies the migrations, and runs the sink.
-func (s *Service) startClickHouseSink() error {
+func (s *Service) startClickHouseSink(topology.Node) error {
 	secret, err := s.tokenSecret()
 	if err != nil {
 		return err
@@ -74,11 +64,11 @@ func (s *Service) startClickHouseSink() error {
 	}
 	sink, err := chsink.New(conn, s.codec, chsink.WithIDHashKey(secret), chsink.WithLogger(s.log.With("sink", "clickhouse")))
 	if err != nil {
-		return fmt.Errorf("clickhouse sink: %w", err)
+		return err
 	}
 	r, err := stream.NewBatchRunner(sink.Group(), s.runtimeOpts("clickhouse")...)
 	if err != nil {
-		return fmt.Errorf("clickhouse sink: %w", err)
+		return err
 	}
 	s.spawn("sink clickhouse", r.Run)
 	s.chAddr = addr

@@ -6,20 +6,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
 )
 
-// TestPipelineTopology: the pipeline's graph is valid, has a node for every group this
-// binary runs, and names every topic of the contract and fraud's own.
+// TestPipelineTopology: the pipeline's graph is valid and names every topic of the
+// contract; each group of the catalog is named as its node; a service runs the groups and
+// sinks asked for with the APIs last, and refuses an unknown one; a group declared otherwise
+// than its node fails the check.
 func TestPipelineTopology(t *testing.T) {
 	g := pipeline()
 	if err := g.Validate(); err != nil {
 		t.Fatal(err)
-	}
-	for _, name := range allGroups {
-		if _, ok := specOf(name); !ok {
-			t.Errorf("group %s has no node in the pipeline", name)
-		}
 	}
 	topics := g.Topics()
 	for _, ti := range schemas.Topics() {
@@ -27,8 +25,31 @@ func TestPipelineTopology(t *testing.T) {
 			t.Errorf("topic %s is in no component's node", ti.Name)
 		}
 	}
-	if err := checkSpec("quality", []string{schemas.TopicCaptures}, []string{schemas.TopicDocuments}, ""); err == nil {
+	for _, c := range catalog() {
+		if k := c.node.Kind; (k == topology.Group || k == topology.Stateful) && c.name != c.node.Name {
+			t.Errorf("group %s has the node of %s", c.name, c.node.Name)
+		}
+	}
+	run, err := selected(Config{Groups: []string{"ocr", "session"}, Sinks: []string{"webhook"}}, serviceOptions{withEdge: true, withConsent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range run {
+		names = append(names, c.name)
+	}
+	if want := []string{"session", "ocr", "webhook", "consent", "edge"}; !slices.Equal(names, want) {
+		t.Errorf("a service runs %v, want %v", names, want)
+	}
+	if _, err := selected(Config{Groups: []string{"clickhouse"}}, serviceOptions{}); err == nil {
+		t.Errorf("a sink was accepted as a group")
+	}
+	quality := catalog()[slices.IndexFunc(catalog(), func(c component) bool { return c.name == "quality" })].node
+	if err := checkSpec(quality, []string{schemas.TopicCaptures}, []string{schemas.TopicDocuments}, ""); err == nil {
 		t.Errorf("a quality group producing documents passed the check against its node")
+	}
+	if err := checkSpec(quality, []string{schemas.TopicCaptures}, []string{schemas.TopicQuality}, ""); err != nil {
+		t.Errorf("the quality group as declared failed the check: %v", err)
 	}
 }
 

@@ -195,10 +195,11 @@ func newEnv(t testing.TB) *env {
 func (e *env) startSink(tenants *tenant.Registry, schedule Schedule) *Sink {
 	e.t.Helper()
 	s, err := NewSink(Config{
-		Brokers: e.brokers, Tenants: tenants, Codec: e.codec, Producer: e.prod,
-		KgoOpts: kgoTestOpts(), Schedule: schedule, Timeout: 5 * time.Second,
-		CommitInterval: 50 * time.Millisecond,
-		Runtime:        []stream.Option{stream.WithRetry(3, time.Millisecond)},
+		Tenants: tenants, Codec: e.codec, Producer: e.prod,
+		Schedule: schedule, Timeout: 5 * time.Second, CommitInterval: 50 * time.Millisecond,
+		Runtime: []stream.Option{
+			stream.WithBrokers(e.brokers), stream.WithKgoOpts(kgoTestOpts()...), stream.WithRetry(3, time.Millisecond),
+		},
 	})
 	if err != nil {
 		e.t.Fatal(err)

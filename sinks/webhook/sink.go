@@ -34,10 +34,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
-
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idstream/idstream/internal/tenant"
 	"github.com/idstream/idstream/processors/topology"
@@ -57,17 +56,16 @@ const (
 	DefaultUserAgent            = "idstream-webhooks/1"
 )
 
-// Config configures a Sink. Brokers, Tenants, Codec and Producer are required; zero values
+// Config configures a Sink. Runtime, Tenants, Codec and Producer are required; zero values
 // of the rest take the defaults above.
 type Config struct {
-	Brokers  []string         // seed brokers of both groups
+	// Runtime are the runtime options of both groups: the brokers (stream.WithBrokers, which
+	// Run requires), and the logger, metrics and client options that apply.
+	Runtime  []stream.Option
 	Tenants  *tenant.Registry // webhook_url, webhook_secrets, allow_private_webhooks
 	Codec    *schemas.Codec   // encodes and decodes every record
 	Producer *stream.Producer // produces retries, dead letters and attempt records
 	Logger   *slog.Logger     // default: discard; never given bodies, URLs or secrets
-	Metrics  *stream.Metrics  // runtime metrics of the trigger group (optional)
-	KgoOpts  []kgo.Opt        // extra franz-go options for both groups (tests: FetchMaxWait)
-	Runtime  []stream.Option  // extra runtime options for the trigger group
 	Now      func() time.Time // clock (default time.Now)
 	Schedule Schedule         // retry schedule (default DefaultSchedule)
 
@@ -92,8 +90,8 @@ type Sink struct {
 // missing or invalid setting; it does not contact the brokers.
 func NewSink(cfg Config) (*Sink, error) {
 	switch {
-	case len(cfg.Brokers) == 0:
-		return nil, errors.New("webhook sink: no brokers")
+	case len(cfg.Runtime) == 0:
+		return nil, errors.New("webhook sink: no runtime options (the brokers are required)")
 	case cfg.Tenants == nil:
 		return nil, errors.New("webhook sink: no tenant registry")
 	case cfg.Codec == nil:
@@ -157,17 +155,11 @@ func Topics() []string {
 // attempts in flight, commits and returns nil) or one of them fails (it stops the other and
 // returns the error).
 func (s *Sink) Run(ctx context.Context) error {
-	opts := []stream.Option{
-		stream.WithBrokers(s.cfg.Brokers),
-		stream.WithLogger(s.log),
-		stream.WithMetrics(s.cfg.Metrics),
-		stream.WithKgoOpts(s.cfg.KgoOpts...),
-	}
-	runner, err := stream.NewRunner(s.TriggerGroupSpec(), append(opts, s.cfg.Runtime...)...)
+	runner, err := stream.NewRunner(s.TriggerGroupSpec(), s.cfg.Runtime...)
 	if err != nil {
 		return fmt.Errorf("webhook sink: %w", err)
 	}
-	d, err := newDeliverer(s, append(opts, stream.WithClientID("idstream-"+s.cfg.DeliveryGroup))...)
+	d, err := newDeliverer(s, append(slices.Clone(s.cfg.Runtime), stream.WithClientID("idstream-"+s.cfg.DeliveryGroup))...)
 	if err != nil {
 		return fmt.Errorf("webhook sink: %w", err)
 	}

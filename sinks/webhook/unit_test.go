@@ -142,7 +142,7 @@ func TestTrigger(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer prod.Close()
-	s, err := NewSink(Config{Brokers: []string{"127.0.0.1:1"}, Tenants: tenants, Codec: codec, Producer: prod})
+	s, err := NewSink(Config{Runtime: []stream.Option{stream.WithBrokers([]string{"127.0.0.1:1"})}, Tenants: tenants, Codec: codec, Producer: prod})
 	if err != nil {
 		t.Fatal(err)
 	}
