@@ -46,6 +46,9 @@ func NewFollower(history *stream.History, index *Index, dec Decoder, opts ...Fol
 	if history == nil || index == nil || dec == nil {
 		return nil, errors.New("consent follower: history, index and decoder are required")
 	}
+	if history.Topic() != schemas.TopicConsents {
+		return nil, fmt.Errorf("consent follower: a history of %s, not of %s", history.Topic(), schemas.TopicConsents)
+	}
 	f := &Follower{history: history, index: index, dec: dec, log: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		if o != nil {

@@ -43,9 +43,10 @@ type AsyncRunner struct {
 	cfg config
 	cl  *kgo.Client
 
-	releasing sync.Mutex // one release at a time (a rebalance may meet Run's own at shutdown)
-	mu        sync.Mutex
-	parts     map[int32]*asyncPartition
+	releasing  sync.Mutex // one release at a time (a rebalance may meet Run's own at shutdown)
+	committing sync.Mutex // one commit at a time, its offsets read under it: none rewinds another
+	mu         sync.Mutex
+	parts      map[int32]*asyncPartition
 }
 
 // asyncPartition is what the runner holds of one partition it took records of.
@@ -117,6 +118,8 @@ func (r *AsyncRunner) Done(rec *Record) {
 // finished, leaves the group and returns nil; unfinished records are handed over again
 // later. It returns an error when the client is closed under it.
 func (r *AsyncRunner) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var loops sync.WaitGroup
 	loops.Go(func() { r.commitLoop(ctx) })
 	var err error
@@ -147,6 +150,7 @@ func (r *AsyncRunner) Run(ctx context.Context) error {
 		})
 		r.cl.AllowRebalance()
 	}
+	cancel()
 	loops.Wait()
 	r.mu.Lock()
 	owned := make([]int32, 0, len(r.parts))
@@ -176,6 +180,8 @@ func (r *AsyncRunner) commitLoop(ctx context.Context) {
 
 // commit commits the finished prefix of parts (every partition held when parts is nil).
 func (r *AsyncRunner) commit(ctx context.Context, parts []int32) {
+	r.committing.Lock()
+	defer r.committing.Unlock()
 	offsets := map[int32]kgo.EpochOffset{}
 	r.mu.Lock()
 	for n, p := range r.parts {

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -142,5 +143,122 @@ func TestAsyncRunner(t *testing.T) {
 			t.Fatalf("committed %d after Done, want 5", committedOffset(t, brokers))
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestAsyncRunnerRebalance: two members share a group while work is in flight; the first
+// hands partitions over when the second joins (its Release waits for the work started on
+// them), and in the end every record has been finished by someone and the group's offsets
+// reach the end of every partition.
+func TestAsyncRunnerRebalance(t *testing.T) {
+	e := startBroker(t)
+	brokers := e.Addrs()
+	ensure(t, brokers, TopicSpec{Name: "b.in", Partitions: 4})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	p, err := NewProducer(testOpts(brokers)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	produce := func(from, to int) {
+		for i := from; i < to; i++ {
+			if err := p.Produce(ctx, Output{Topic: "b.in", Key: fmt.Appendf(nil, "k%d", i), Value: []byte("v")}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	type key struct {
+		part int32
+		off  int64
+	}
+	var (
+		mu       sync.Mutex
+		finished = map[key]bool{}
+		released int
+	)
+	member := func() (context.CancelFunc, chan error) {
+		var inflight [4]sync.WaitGroup
+		var r *AsyncRunner
+		r, err := NewAsyncRunner(AsyncGroup{
+			Name: "b", Input: "b.in", CommitInterval: 20 * time.Millisecond,
+			Take: func(rec *Record) {
+				inflight[rec.Partition].Go(func() {
+					time.Sleep(100 * time.Millisecond) // work in flight when the rebalance comes
+					mu.Lock()
+					finished[key{rec.Partition, rec.Offset}] = true
+					mu.Unlock()
+					r.Done(rec)
+				})
+			},
+			Release: func(parts []int32, lost bool) {
+				mu.Lock()
+				released++
+				mu.Unlock()
+				for _, p := range parts {
+					inflight[p].Wait()
+				}
+			},
+		}, testOpts(brokers)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rctx, stop := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- r.Run(rctx) }()
+		return stop, done
+	}
+	produce(0, 20)
+	stopA, doneA := member()
+	for {
+		mu.Lock()
+		n := len(finished)
+		mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the first member finished nothing")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stopB, doneB := member()
+	produce(20, 40)
+	committed := func() (sum int64) {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		offs, err := kadm.NewClient(cl).FetchOffsets(ctx, "b")
+		if err != nil {
+			return 0
+		}
+		offs.Each(func(o kadm.OffsetResponse) { sum += o.At })
+		return sum
+	}
+	handedOver := func() bool { // before either member stops: the rebalance's
+		mu.Lock()
+		defer mu.Unlock()
+		return released > 0
+	}
+	for committed() != 40 || !handedOver() {
+		if ctx.Err() != nil {
+			t.Fatalf("committed %d of 40, partitions handed over: %v", committed(), handedOver())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stopA()
+	stopB()
+	if err := <-doneA; err != nil {
+		t.Errorf("first member: %v", err)
+	}
+	if err := <-doneB; err != nil {
+		t.Errorf("second member: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(finished) != 40 {
+		t.Errorf("%d of 40 records finished", len(finished))
 	}
 }

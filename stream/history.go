@@ -13,6 +13,8 @@ import (
 // History reads every committed record of a topic from its start, on every partition,
 // without a consumer group: what a component needs that rebuilds something in memory from a
 // whole log (View keeps the latest value per key; the consent index keeps every record).
+// It reads the partitions the topic has when Run starts: partitions are never added to a
+// topic of the contract (co-partitioning fixes their count; EnsureTopics refuses a change).
 type History struct {
 	topic string
 	cfg   config

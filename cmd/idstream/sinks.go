@@ -20,7 +20,7 @@ func (s *Service) startWebhookSink(topology.Node) error {
 		return err
 	}
 	sink, err := webhook.NewSink(webhook.Config{
-		Runtime:  s.runtimeOpts("webhook"),
+		Runtime:  append(s.runtimeOpts("webhook"), stream.WithLogger(s.log.With("sink", "webhook"))),
 		Tenants:  tenants,
 		Codec:    s.codec,
 		Producer: producer,

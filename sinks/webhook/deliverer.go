@@ -83,11 +83,28 @@ func newDeliverer(s *Sink, opts ...stream.Option) (*deliverer, error) {
 // after the restart), commits and leaves the group.
 func (d *deliverer) run(ctx context.Context) error {
 	defer d.stop()
-	grace := context.AfterFunc(ctx, func() { time.AfterFunc(d.s.cfg.Timeout+5*time.Second, d.stop) })
-	defer grace()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() { // once ctx ends, the attempts in flight have a grace period, then are cancelled
+		select {
+		case <-finished:
+			return
+		case <-ctx.Done():
+		}
+		grace := time.NewTimer(d.s.cfg.Timeout + 5*time.Second)
+		defer grace.Stop()
+		select {
+		case <-finished:
+		case <-grace.C:
+			d.stop()
+		}
+	}()
 	var loops sync.WaitGroup
 	loops.Go(func() { d.schedule(ctx) })
 	err := d.runner.Run(ctx)
+	cancel() // the runner may end on its own (client closed): the schedule stops with it
 	loops.Wait()
 	d.workers.Wait()
 	return err

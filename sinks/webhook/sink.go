@@ -87,7 +87,8 @@ type Sink struct {
 }
 
 // NewSink validates cfg and applies its defaults. It returns an error naming the first
-// missing or invalid setting; it does not contact the brokers.
+// missing or invalid setting (runtime options without brokers are refused by Run); it does
+// not contact the brokers.
 func NewSink(cfg Config) (*Sink, error) {
 	switch {
 	case len(cfg.Runtime) == 0:
