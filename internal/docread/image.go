@@ -281,6 +281,19 @@ func crop(g *image.Gray, r image.Rectangle) *image.Gray {
 	return out
 }
 
+// padWhite returns g inside a white border n pixels wide.
+func padWhite(g *image.Gray, n int) *image.Gray {
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	out := image.NewGray(image.Rect(0, 0, w+2*n, h+2*n))
+	for i := range out.Pix {
+		out.Pix[i] = 255
+	}
+	for y := 0; y < h; y++ {
+		copy(out.Pix[(y+n)*out.Stride+n:(y+n)*out.Stride+n+w], g.Pix[y*g.Stride:y*g.Stride+w])
+	}
+	return out
+}
+
 // binarise returns g thresholded at its Otsu level: ink black, paper white.
 func binarise(g *image.Gray) *image.Gray {
 	var hist [256]int

@@ -24,6 +24,11 @@ var (
 // mrzWidth is the width documents are rectified to before the MRZ band is read.
 const mrzWidth = 1200
 
+// bandPad is the white border put around a zone's band before it is read: Tesseract drops a
+// glyph that touches the image's edge, which the first glyph of a line does when the
+// document's corners were found a little inside it ("A<<THANH<HA" for LA).
+const bandPad = 16
+
 // ReadMRZ finds and reads the machine readable zone of a card (TD1), TD2 document or passport
 // page (TD3) in img. It locates the document, rectifies it, reads candidate bands from the
 // bottom up (bottom 32 %, bottom 45 %; each thresholded globally, then against the local mean
@@ -104,6 +109,7 @@ func (r *Reader) readMRZ(img image.Image, page bool) (*mrz.MRZ, Confidence, floa
 		if a.local {
 			band = binariseLocal(region)
 		}
+		band = padWhite(band, bandPad)
 		lines, err := r.recognise(engineMRZ, pgm(band), gosseract.PSM_SINGLE_BLOCK)
 		if err != nil {
 			return nil, 0, 1, err
@@ -114,7 +120,7 @@ func (r *Reader) readMRZ(img image.Image, page bool) (*mrz.MRZ, Confidence, floa
 			// its check digits validate counts from there.
 			continue
 		}
-		top := min(1, (a.top*float64(h)+float64(lineTop))/float64(h))
+		top := min(1, (a.top*float64(h)+float64(max(0, lineTop-bandPad)))/float64(h))
 		if m.Valid && plausible(m) {
 			if misreadName(m) {
 				rows, err := r.zoneColumns(band, len(m.Lines), len(m.Lines[0]))
