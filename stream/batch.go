@@ -189,10 +189,11 @@ func (r *BatchRunner) callHandler(ctx context.Context, batch []*kgo.Record) (err
 		topics[kr.Topic] = struct{}{}
 	}
 	start := time.Now()
-	_, err = safeCall(ctx, func(ctx context.Context) ([]Output, error) {
+	_, cpu, err := measuredCall(ctx, func(ctx context.Context) ([]Output, error) {
 		return nil, r.g.Handler(ctx, recs)
 	})
 	d := time.Since(start)
+	r.cfg.metrics.usedCPU(r.g.Name, cpu)
 	for t := range topics {
 		r.cfg.metrics.handled(r.g.Name, t, d, err)
 	}

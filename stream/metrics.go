@@ -19,6 +19,7 @@ type Metrics struct {
 	lag          *prometheus.GaugeVec
 	transactions *prometheus.CounterVec
 	produced     *prometheus.CounterVec
+	cpu          *prometheus.CounterVec
 }
 
 // NewMetrics creates the collectors and registers them with reg (nil: not registered).
@@ -47,11 +48,21 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		produced: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "idstream_producer_records_total", Help: "Records produced and acknowledged, per topic.",
 		}, []string{"topic"}),
+		cpu: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "idstream_processor_cpu_seconds_total",
+			Help: "CPU time (user and system) of a group's handler calls, measured on the handler's OS thread (Linux).",
+		}, []string{"group"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.records, m.errors, m.dlq, m.latency, m.lag, m.transactions, m.produced)
+		reg.MustRegister(m.records, m.errors, m.dlq, m.latency, m.lag, m.transactions, m.produced, m.cpu)
 	}
 	return m
+}
+
+func (m *Metrics) usedCPU(group string, seconds float64) {
+	if m != nil {
+		m.cpu.WithLabelValues(group).Add(seconds)
+	}
 }
 
 func (m *Metrics) handled(group, topic string, d time.Duration, err error) {

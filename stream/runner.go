@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -253,8 +254,10 @@ func callWithRetry(ctx context.Context, cfg *config, group string, rec *Record, 
 	for attempt := 1; attempt <= cfg.attempts; attempt++ {
 		start := time.Now()
 		var outs []Output
-		outs, err = safeCall(ctx, fn)
+		var cpu float64
+		outs, cpu, err = measuredCall(ctx, fn)
 		cfg.metrics.handled(group, rec.Topic, time.Since(start), err)
+		cfg.metrics.usedCPU(group, cpu)
 		if err == nil {
 			return outs, attempt, nil
 		}
@@ -269,6 +272,18 @@ func callWithRetry(ctx context.Context, cfg *config, group string, rec *Record, 
 }
 
 // safeCall turns a handler panic into an error so one bad record cannot crash the process.
+// measuredCall is safeCall on a goroutine locked to its OS thread, which also returns the
+// CPU time the thread spent in fn: a group's own CPU, what `idstream bench` divides among the
+// groups. Work fn hands to other goroutines, and threads a C library starts (OpenCV's
+// parallel loops), are not counted.
+func measuredCall(ctx context.Context, fn func(context.Context) ([]Output, error)) ([]Output, float64, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	before := threadCPU()
+	outs, err := safeCall(ctx, fn)
+	return outs, max(0, threadCPU()-before), err
+}
+
 func safeCall(ctx context.Context, fn func(context.Context) ([]Output, error)) (outs []Output, err error) {
 	defer func() {
 		if p := recover(); p != nil {
