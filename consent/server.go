@@ -125,7 +125,11 @@ func New(cfg Config) (*Server, error) {
 		configJSON: configJSON,
 	}
 	s.app = fiber.New(fiber.Config{
-		AppName:               "idstream-consent",
+		AppName: "idstream-consent",
+		// Values the request context returns outlive the request: fasthttp reuses its
+		// buffers, and a string kept from them (a metric's label, "GET" read "GETETE" after
+		// a DELETE) changes under whoever kept it.
+		Immutable:             true,
 		BodyLimit:             cfg.MaxBodyBytes,
 		ErrorHandler:          s.problems.HandleError,
 		DisableStartupMessage: true,

@@ -132,7 +132,11 @@ func New(cfg Config) (*Server, error) {
 		limits:  newRateLimiter(cfg.Clock),
 	}
 	s.app = fiber.New(fiber.Config{
-		AppName:               "idstream-edge",
+		AppName: "idstream-edge",
+		// Values the request context returns outlive the request: fasthttp reuses its
+		// buffers, and a string kept from them (a metric's label, "GET" read "GETETE" after
+		// a DELETE) changes under whoever kept it.
+		Immutable:             true,
 		BodyLimit:             s.maxBodyBytes(),
 		ErrorHandler:          s.handleError,
 		DisableStartupMessage: true,
