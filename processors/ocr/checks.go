@@ -99,6 +99,20 @@ func labelledFields(fields []docread.Field, required []string) []string {
 	return out
 }
 
+// zoneCarried lists the required fields of a passport page its zone carries, when every
+// check digit of the zone holds: its number, sex, date of birth and expiry. A field the
+// page's print does not give legibly (small print photographed from afar) is then read all
+// the same, from the side the check digits vouch for; the decision reconciles the two where
+// both are read.
+func zoneCarried(r *reading) map[string]bool {
+	z := r.zone
+	if r.det.Type != TypePassport || z == nil || !z.Valid {
+		return nil
+	}
+	return map[string]bool{"date_of_birth": z.DateOfBirth != "", "expiry_date": z.ExpiryDate != "",
+		"passport_number": z.DocumentNumber != "", "sex": z.Sex == "M" || z.Sex == "F"}
+}
+
 // fieldsCheck judges the required fields of the side (see RequiredFields), and on a vehicle
 // registration also those whose label the side prints (labelledFields).
 func (g *group) fieldsCheck(qa *schemas.QualityAssessed, side string, r *reading) schemas.Check {
@@ -110,10 +124,14 @@ func (g *group) fieldsCheck(qa *schemas.QualityAssessed, side string, r *reading
 		return g.check(qa, CheckFields, schemas.CheckSkipped, ReasonNoLayout, "No printed layout is known for this side.")
 	}
 	var valid int
-	var missing, weak []string
+	var missing, weak, zoned []string
+	carried := zoneCarried(r)
 	for _, name := range required {
 		f, ok := field(r.fields, name)
 		switch {
+		case (!ok || !f.Valid || float64(f.Confidence) < g.minConfidence) && carried[name]:
+			valid++
+			zoned = append(zoned, name)
 		case !ok || !f.Valid:
 			missing = append(missing, name)
 		case float64(f.Confidence) < g.minConfidence:
@@ -126,7 +144,11 @@ func (g *group) fieldsCheck(qa *schemas.QualityAssessed, side string, r *reading
 	var c schemas.Check
 	switch {
 	case len(missing) == 0 && len(weak) == 0:
-		c = g.check(qa, CheckFields, schemas.CheckPass, "", fmt.Sprintf("%d of %d required fields read.", valid, len(required)))
+		detail := fmt.Sprintf("%d of %d required fields read", valid, len(required))
+		if len(zoned) > 0 {
+			detail += "; from the zone only: " + strings.Join(zoned, ", ")
+		}
+		c = g.check(qa, CheckFields, schemas.CheckPass, "", detail+".")
 	case 2*valid >= len(required):
 		detail := fmt.Sprintf("%d of %d required fields read valid", valid, len(required))
 		if len(missing) > 0 {
