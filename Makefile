@@ -20,7 +20,7 @@ FUZZ      := ./schemas:FuzzDecode:50000x ./internal/tlv:FuzzTLV:200000x \
              ./internal/lds:FuzzParseDG14:300000x ./internal/imagecheck:FuzzInspect:200000x \
              ./internal/imagemeta:FuzzRead:600000x
 
-.PHONY: all deps build run test fuzz bench eval lint clean
+.PHONY: all deps build run test fuzz bench bench-e2e eval lint clean
 
 all: build
 
@@ -55,6 +55,14 @@ fuzz:
 ## BenchmarkQualityGateAnswer the gate's answer time through edge + Kafka (1600×1200 JPEG).
 bench:
 	OMP_THREAD_LIMIT=1 $(GO) test -run '^$$' -bench . -benchtime 2s -timeout 30m ./stream/... ./processors/... ./schemas/... ./internal/... ./sinks/... ./consent/... ./cmd/...
+
+## bench-e2e: whole verification sessions through `idstream dev` (started on its own data dir
+## and ports, stopped after) by `idstream bench` from a separate process: sessions/s, gate and
+## decision latencies, CPU per session by group, the compute limit; BENCH_FLOW,
+## BENCH_SESSIONS, BENCH_LEVELS or BENCH_RATES (deploy/bench-e2e.sh). JSON and latency.png in
+## .data/bench-e2e/report.
+bench-e2e: build
+	./deploy/bench-e2e.sh
 
 ## eval: build the evaluation corpus (internal/docgen's independent documents, the face
 ## corpus of models/faces) and print the held-out figures (idstream eval); report, JSON and

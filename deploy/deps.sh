@@ -15,7 +15,7 @@ packages=(
   libopenjp2-tools
   fonts-dejavu-core fonts-ocr-b
   fonts-liberation2 fonts-freefont-ttf fonts-noto-core
-  kcat unzip
+  kcat unzip curl
 )
 
 sudo=""

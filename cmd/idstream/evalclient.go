@@ -219,9 +219,48 @@ func (cl *evalClient) goodImage(doc evaluation.Document, s evaluation.Session, s
 // upload sends one image to its step with the session's sdk token and returns the gate's
 // answer.
 func (cl *evalClient) upload(ctx context.Context, sessionID, token, step, path, kind string) (evaluation.GateAnswer, error) {
-	img, err := cl.corpus.Read(path)
+	res, err := cl.postImage(ctx, sessionID, token, step, path)
 	if err != nil {
 		return evaluation.GateAnswer{}, err
+	}
+	var answer struct {
+		CaptureID string `json:"capture_id"`
+		Status    string `json:"status"`
+		Quality   struct {
+			Reasons []string `json:"reasons"`
+		} `json:"quality"`
+	}
+	a := evaluation.GateAnswer{Step: step, Kind: kind, Status: "error", Millis: float64(res.elapsed.Microseconds()) / 1000}
+	var problem struct {
+		Code string `json:"code"`
+	}
+	switch {
+	case res.status != http.StatusOK && res.status != http.StatusAccepted:
+		_ = json.Unmarshal(res.body, &problem)
+		a.Detail = fmt.Sprintf("HTTP %d %s", res.status, problem.Code)
+	case json.Unmarshal(res.body, &answer) != nil:
+		a.Detail = fmt.Sprintf("HTTP %d: not JSON", res.status)
+	default:
+		a.Status, a.Reasons, a.CaptureID = answer.Status, answer.Quality.Reasons, answer.CaptureID
+	}
+	return a, nil
+}
+
+// edgeAnswer is an answer of the edge: its status, headers, body (at most 1 MiB) and how long
+// it took.
+type edgeAnswer struct {
+	status  int
+	header  http.Header
+	body    []byte
+	elapsed time.Duration
+}
+
+// postImage sends the corpus image at path to step (multipart, as the SDK does) with the
+// session's sdk token.
+func (cl *evalClient) postImage(ctx context.Context, sessionID, token, step, path string) (edgeAnswer, error) {
+	img, err := cl.corpus.Read(path)
+	if err != nil {
+		return edgeAnswer{}, err
 	}
 	var body bytes.Buffer
 	w := multipart.NewWriter(&body)
@@ -230,50 +269,29 @@ func (cl *evalClient) upload(ctx context.Context, sessionID, token, step, path, 
 		endpoint = "/document"
 		side := strings.TrimPrefix(step, "document_")
 		if err := w.WriteField("side", side); err != nil {
-			return evaluation.GateAnswer{}, err
+			return edgeAnswer{}, err
 		}
 	}
 	part, err := w.CreateFormFile("image", filepath.Base(path))
 	if err != nil {
-		return evaluation.GateAnswer{}, err
+		return edgeAnswer{}, err
 	}
 	part.Write(img)
 	w.Close()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cl.base+"/v1/ekyc/sessions/"+sessionID+endpoint, &body)
 	if err != nil {
-		return evaluation.GateAnswer{}, err
+		return edgeAnswer{}, err
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", w.FormDataContentType())
 	start := time.Now()
 	res, err := cl.http.Do(req)
 	if err != nil {
-		return evaluation.GateAnswer{}, fmt.Errorf("upload %s: %w", step, err)
+		return edgeAnswer{}, fmt.Errorf("upload %s: %w", step, err)
 	}
-	millis := float64(time.Since(start).Microseconds()) / 1000
 	defer res.Body.Close()
-	var answer struct {
-		CaptureID string `json:"capture_id"`
-		Status    string `json:"status"`
-		Quality   struct {
-			Reasons []string `json:"reasons"`
-		} `json:"quality"`
-	}
 	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	a := evaluation.GateAnswer{Step: step, Kind: kind, Status: "error", Millis: millis}
-	var problem struct {
-		Code string `json:"code"`
-	}
-	switch {
-	case res.StatusCode != http.StatusOK && res.StatusCode != http.StatusAccepted:
-		_ = json.Unmarshal(b, &problem)
-		a.Detail = fmt.Sprintf("HTTP %d %s", res.StatusCode, problem.Code)
-	case json.Unmarshal(b, &answer) != nil:
-		a.Detail = fmt.Sprintf("HTTP %d: not JSON", res.StatusCode)
-	default:
-		a.Status, a.Reasons, a.CaptureID = answer.Status, answer.Quality.Reasons, answer.CaptureID
-	}
-	return a, nil
+	return edgeAnswer{status: res.StatusCode, header: res.Header, body: b, elapsed: time.Since(start)}, nil
 }
 
 // json sends a JSON request (body nil: none) with key and decodes a response of status want

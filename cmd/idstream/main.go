@@ -28,6 +28,8 @@ Usage:
   idstream topics [flags]           create or check the topics on KAFKA_BROKERS
   idstream sample-image [--kind K] [--seed N]  write a synthetic document JPEG to stdout (for trying the API)
   idstream eval --corpus DIR [--build N]  run a labelled corpus through the pipeline and print its figures (make eval)
+  idstream bench [--flow F] [--concurrency 1,2,4 | --rate R,…]  drive whole sessions through a running service
+                                    and print throughput, latencies and CPU per session (make bench-e2e)
   idstream topology [--format text|mermaid]  print the pipeline: every component and the topics it reads and writes
   idstream version
 
@@ -74,6 +76,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runSampleImage(args[1:], stdout)
 	case "eval":
 		err = runEval(ctx, args[1:], stdout, stderr, logger)
+	case "bench":
+		err = runBench(ctx, args[1:], stdout, stderr)
 	case "topology":
 		err = runTopology(args[1:], stdout)
 	case "version":

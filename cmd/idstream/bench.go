@@ -1,0 +1,365 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/idstream/idstream/internal/evaluation"
+	"github.com/idstream/idstream/internal/loadbench"
+)
+
+// benchOptions are the flags of `idstream bench`.
+type benchOptions struct {
+	url, apiKey, dataDir string
+	metrics              []string
+	corpus, modelsDir    string
+	build                int
+	seed                 uint64
+	flow                 string
+	sessions             int
+	concurrency, rates   []float64
+	timeout, poll        time.Duration
+	cores                int
+	out                  string
+}
+
+// runBench is `idstream bench`: it drives whole verification sessions of one flow through a
+// running service (`idstream dev`, or the edge of separate processes) over its REST API, as
+// integrators and their users do, at each load level asked for: a number of sessions in
+// flight (--concurrency, closed loop) or an arrival rate (--rate, open loop: a session
+// starts every 1/rate seconds whatever the service does). Per level it reports sessions per
+// second, the gate's answer p50/p99 (upload → answer), last capture → decision p50/p99 (as
+// Data Get first shows it, polled every --poll), Data Get p99, 429s and errors, and the CPU
+// the service spent per session, by group (from the metrics of every --metrics URL, read
+// before and after the level). The first level, when it runs one session at a time, gives
+// the compute limit: the cores over the CPU of one session run alone. It prints a table and
+// writes bench.json and latency.png under --out. The sessions' images come from a labelled
+// corpus (--corpus, or --build N to write one first, as `idstream eval` does); a document is
+// sent again and again, so the fraud checks reject repeats: the bench measures load, not
+// accuracy.
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var o benchOptions
+	var metrics, conc, rates string
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.StringVar(&o.url, "url", "http://127.0.0.1:8080", "the edge's base URL")
+	fs.StringVar(&o.apiKey, "api-key", os.Getenv("IDSTREAM_API_KEY"), "an API key of a tenant (default: $IDSTREAM_API_KEY, else the dev sandbox's key in --data-dir)")
+	fs.StringVar(&o.dataDir, "data-dir", envOr("data-dir", ".data"), "the dev service's data dir (its sandbox API key)")
+	fs.StringVar(&metrics, "metrics", "", "comma-separated /metrics URLs of every process of the service (default: the edge's)")
+	fs.StringVar(&o.corpus, "corpus", ".data/bench-corpus", "corpus directory (internal/evaluation's format)")
+	fs.StringVar(&o.modelsDir, "models-dir", envOr("models-dir", "models"), "face photos for --build")
+	fs.IntVar(&o.build, "build", 0, "first build a corpus of N documents per type into --corpus")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of --build")
+	fs.StringVar(&o.flow, "flow", "id_card", "flow: id_card, passport or vehicle_registration")
+	fs.IntVar(&o.sessions, "sessions", 20, "sessions per load level")
+	fs.StringVar(&conc, "concurrency", "1,2,4", "closed-loop levels: sessions in flight")
+	fs.StringVar(&rates, "rate", "", "open-loop levels: sessions started per second (instead of --concurrency)")
+	fs.DurationVar(&o.timeout, "session-timeout", 2*time.Minute, "how long one session may take to be decided")
+	fs.DurationVar(&o.poll, "poll", 50*time.Millisecond, "how often Data Get is asked while waiting for the decision")
+	fs.IntVar(&o.cores, "cores", runtime.NumCPU(), "the service's cores, for the compute limit")
+	fs.StringVar(&o.out, "out", "bench-report", "directory for bench.json and latency.png")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var err error
+	if o.concurrency, err = levels(conc); err != nil {
+		return fmt.Errorf("--concurrency: %w", err)
+	}
+	if rates != "" {
+		if o.rates, err = levels(rates); err != nil {
+			return fmt.Errorf("--rate: %w", err)
+		}
+		o.concurrency = nil
+	}
+	if metrics == "" {
+		metrics = strings.TrimRight(o.url, "/") + "/metrics"
+	}
+	o.metrics = strings.Split(metrics, ",")
+	if o.apiKey == "" {
+		b, err := os.ReadFile(filepath.Join(o.dataDir, "sandbox-api-key"))
+		if err != nil {
+			return fmt.Errorf("%w: no --api-key and no dev sandbox key: %v", errUsage, err)
+		}
+		o.apiKey = strings.TrimSpace(string(b))
+	}
+	if o.sessions < 1 {
+		return fmt.Errorf("%w: --sessions must be at least 1", errUsage)
+	}
+	if o.build > 0 {
+		if err := buildCorpus(o.corpus, o.modelsDir, o.build, o.seed, stderr, evaluation.HeldOut); err != nil {
+			return err
+		}
+	}
+	c, err := evaluation.Load(o.corpus)
+	if err != nil {
+		return err
+	}
+	work, err := benchWork(c, o.flow)
+	if err != nil {
+		return err
+	}
+	cl := &evalClient{base: strings.TrimRight(o.url, "/"), http: &http.Client{Timeout: 30 * time.Second}, corpus: c}
+	var sums []loadbench.Summary
+	run := func(mode string, offered float64) error {
+		l, err := benchLevel(ctx, cl, o, work, mode, offered, stderr)
+		if err != nil {
+			return err
+		}
+		sums = append(sums, loadbench.Summarise(l))
+		return nil
+	}
+	for _, n := range o.concurrency {
+		if err := run(loadbench.Closed, n); err != nil {
+			return err
+		}
+	}
+	for _, r := range o.rates {
+		if err := run(loadbench.Open, r); err != nil {
+			return err
+		}
+	}
+	limit := loadbench.ComputeLimit(sums[0], o.cores)
+	if sums[0].Mode != loadbench.Closed || sums[0].Offered != 1 {
+		limit = loadbench.ComputeLimit(loadbench.Summary{}, o.cores) // NaN: no level ran one session at a time
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(map[string]any{"flow": o.flow, "cores": o.cores, "compute_limit_per_s": jsonNumber(limit), "levels": sums}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(o.out, "bench.json"), b, 0o644); err != nil {
+		return err
+	}
+	if err := loadbench.WritePlot(filepath.Join(o.out, "latency.png"), sums); err != nil {
+		return err
+	}
+	if err := loadbench.WriteTable(stdout, sums, limit); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nwritten to %s: bench.json, latency.png\n", o.out)
+	return nil
+}
+
+// jsonNumber is v, or nil for NaN (which JSON cannot hold).
+func jsonNumber(v float64) any {
+	if v != v {
+		return nil
+	}
+	return v
+}
+
+// levels parses a comma-separated list of positive numbers.
+func levels(s string) ([]float64, error) {
+	var out []float64
+	for f := range strings.SplitSeq(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || v <= 0 {
+			return nil, fmt.Errorf("%q is not a positive number", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// benchCase is what one bench session sends: a document's images in the flow's steps and
+// a selfie.
+type benchCase struct {
+	doc    evaluation.Document
+	selfie string // a face id
+}
+
+// benchWork lists the corpus's genuine sessions whose document the flow takes.
+func benchWork(c *evaluation.Corpus, flow string) ([]benchCase, error) {
+	want := map[string]string{"id_card": "id_card", "passport": "passport", "vehicle_registration": "vehicle_registration"}[flow]
+	if want == "" {
+		return nil, fmt.Errorf("%w: --flow %q: id_card, passport or vehicle_registration", errUsage, flow)
+	}
+	var out []benchCase
+	for _, s := range c.Sessions {
+		d, ok := c.Document(s.Document)
+		if ok && s.Kind == evaluation.Genuine && d.Type == want {
+			out = append(out, benchCase{doc: d, selfie: s.Selfie})
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("the corpus has no genuine session with a %s", want)
+	}
+	return out, nil
+}
+
+// benchLevel drives o.sessions sessions at one load level and reads the service's CPU
+// before and after.
+func benchLevel(ctx context.Context, cl *evalClient, o benchOptions, work []benchCase, mode string, offered float64, progress io.Writer) (loadbench.Level, error) {
+	l := loadbench.Level{Mode: mode, Offered: offered, Flow: o.flow, Sessions: make([]loadbench.Session, o.sessions)}
+	before, err := readUsage(ctx, cl.http, o.metrics)
+	if err != nil {
+		return l, err
+	}
+	label := fmt.Sprintf("%s ×%g", o.flow, offered)
+	if mode == loadbench.Open {
+		label = fmt.Sprintf("%s %g/s", o.flow, offered)
+	}
+	bar := evaluation.NewProgress(progress, label, o.sessions)
+	one := func(i int) {
+		l.Sessions[i] = benchSession(ctx, cl, o, work[i%len(work)])
+		bar.Step()
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	if mode == loadbench.Closed {
+		var next atomic.Int64
+		for range int(offered) {
+			wg.Go(func() {
+				for i := int(next.Add(1)) - 1; i < o.sessions && ctx.Err() == nil; i = int(next.Add(1)) - 1 {
+					one(i)
+				}
+			})
+		}
+	} else {
+		every := time.Duration(float64(time.Second) / offered)
+		for i := range o.sessions {
+			if i > 0 {
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Until(start.Add(time.Duration(i) * every))):
+				}
+			}
+			if ctx.Err() != nil {
+				break
+			}
+			wg.Go(func() { one(i) })
+		}
+	}
+	wg.Wait()
+	l.Wall = time.Since(start)
+	bar.Done()
+	if err := ctx.Err(); err != nil {
+		return l, err
+	}
+	after, err := readUsage(ctx, cl.http, o.metrics)
+	if err != nil {
+		return l, err
+	}
+	l.CPU = after.Sub(before)
+	return l, nil
+}
+
+// readUsage reads and adds up the CPU usage of every metrics URL.
+func readUsage(ctx context.Context, hc *http.Client, urls []string) (loadbench.Usage, error) {
+	var total loadbench.Usage
+	for _, u := range urls {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return total, err
+		}
+		res, err := hc.Do(req)
+		if err != nil {
+			return total, fmt.Errorf("metrics %s: %w", u, err)
+		}
+		b, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+		res.Body.Close()
+		if err != nil {
+			return total, fmt.Errorf("metrics %s: %w", u, err)
+		}
+		if res.StatusCode != http.StatusOK {
+			return total, fmt.Errorf("metrics %s: HTTP %d: %.200s", u, res.StatusCode, b)
+		}
+		usage, err := loadbench.ParseUsage(bytes.NewReader(b))
+		if err != nil {
+			return total, fmt.Errorf("metrics %s: %w", u, err)
+		}
+		total = total.Add(usage)
+	}
+	return total, nil
+}
+
+// benchSession runs one session: init, every step's capture (sent again after Retry-After
+// when the edge sheds it), then Data Get until the decision shows or the timeout passes.
+func benchSession(ctx context.Context, cl *evalClient, o benchOptions, c benchCase) loadbench.Session {
+	var s loadbench.Session
+	deadline := time.Now().Add(o.timeout)
+	fail := func(err error) loadbench.Session {
+		s.Err = err.Error()
+		return s
+	}
+	var init struct {
+		SessionID string   `json:"session_id"`
+		Steps     []string `json:"steps"`
+		SDKToken  string   `json:"sdk_token"`
+	}
+	if err := cl.json(ctx, http.MethodPost, "/v1/ekyc/sessions", o.apiKey, map[string]string{"flow": o.flow}, http.StatusCreated, &init); err != nil {
+		return fail(fmt.Errorf("session init: %w", err))
+	}
+	for _, step := range init.Steps {
+		path := c.doc.Images[step]
+		if step == "selfie" {
+			f, ok := cl.corpus.Face(c.selfie)
+			if !ok {
+				return fail(fmt.Errorf("no face %q", c.selfie))
+			}
+			path = f.Image
+		}
+		if path == "" {
+			return fail(fmt.Errorf("document %s has no image for step %s", c.doc.ID, step))
+		}
+		for {
+			res, err := cl.postImage(ctx, init.SessionID, init.SDKToken, step, path)
+			if err != nil {
+				return fail(err)
+			}
+			if res.status == http.StatusTooManyRequests {
+				s.Shed++
+				wait, _ := strconv.Atoi(res.header.Get("Retry-After"))
+				if time.Now().Add(time.Duration(max(wait, 1)) * time.Second).After(deadline) {
+					return fail(errors.New("shed until the session's deadline"))
+				}
+				time.Sleep(time.Duration(max(wait, 1)) * time.Second)
+				continue
+			}
+			s.Gate = append(s.Gate, res.elapsed)
+			if res.status != http.StatusOK && res.status != http.StatusAccepted {
+				return fail(fmt.Errorf("upload %s: HTTP %d", step, res.status))
+			}
+			break
+		}
+	}
+	last := time.Now()
+	for {
+		var view struct {
+			Status string `json:"status"`
+		}
+		start := time.Now()
+		if err := cl.json(ctx, http.MethodGet, "/v1/ekyc/sessions/"+init.SessionID, o.apiKey, nil, http.StatusOK, &view); err != nil {
+			return fail(fmt.Errorf("data get: %w", err))
+		}
+		s.DataGet = append(s.DataGet, time.Since(start))
+		s.Status = view.Status
+		if view.Status == "verified" || view.Status == "rejected" {
+			s.Decision = time.Since(last)
+			return s
+		}
+		if time.Now().After(deadline) {
+			return fail(fmt.Errorf("not decided within %s (status %s)", o.timeout, view.Status))
+		}
+		select {
+		case <-ctx.Done():
+			return fail(ctx.Err())
+		case <-time.After(o.poll):
+		}
+	}
+}

@@ -1,0 +1,117 @@
+// Package loadbench is what `idstream bench` measures and reports: whole verification
+// sessions driven at a load level (a number of sessions in flight, or an arrival rate),
+// their latencies and outcomes, and the CPU the service spent meanwhile (the process's and
+// each processor group's, read from its Prometheus metrics before and after the level),
+// summarised per level as a table, JSON and a plot of latency against throughput.
+package loadbench
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// Modes of a Level.
+const (
+	Closed = "concurrency" // Offered sessions in flight at all times (closed loop)
+	Open   = "rate"        // a session started every 1/Offered seconds (open loop)
+)
+
+// Session is one verification session the bench drove.
+type Session struct {
+	Gate     []time.Duration // each capture's upload → the gate's answer
+	Decision time.Duration   // the last capture's answer → Data Get first shows the decision; 0 when undecided
+	DataGet  []time.Duration // every Data Get the bench made while waiting
+	Status   string          // the session's last status ("verified", "rejected", …)
+	Shed     int             // requests answered 429 (and sent again after Retry-After)
+	Err      string          // what went wrong, if anything did
+}
+
+// Level is the sessions of one load level and what the service spent on them.
+type Level struct {
+	Mode     string
+	Offered  float64 // sessions in flight (Closed) or sessions per second (Open)
+	Flow     string
+	Wall     time.Duration // first session's start → last session's end
+	Sessions []Session
+	CPU      Usage // spent during the level
+}
+
+// Summary is a Level's figures. Latencies are in milliseconds, CPU in seconds.
+type Summary struct {
+	Mode               string             `json:"mode"`
+	Offered            float64            `json:"offered"`
+	Flow               string             `json:"flow"`
+	Sessions           int                `json:"sessions"`
+	Decided            int                `json:"decided"`
+	Errors             int                `json:"errors"`
+	Shed               int                `json:"shed_429"`
+	PerSecond          float64            `json:"sessions_per_s"`
+	GateP50            float64            `json:"gate_p50_ms"`
+	GateP99            float64            `json:"gate_p99_ms"`
+	DecisionP50        float64            `json:"decision_p50_ms"`
+	DecisionP99        float64            `json:"decision_p99_ms"`
+	DataGetP99         float64            `json:"data_get_p99_ms"`
+	CPUPerSession      float64            `json:"cpu_s_per_session"`
+	GroupCPUPerSession map[string]float64 `json:"group_cpu_s_per_session"`
+	OtherCPUPerSession float64            `json:"other_cpu_s_per_session"` // the edge, the runtime, the broker when embedded
+}
+
+// Summarise computes l's figures. A session is decided when it ends verified or rejected;
+// sessions per second count decided sessions over the level's wall time.
+func Summarise(l Level) Summary {
+	s := Summary{Mode: l.Mode, Offered: l.Offered, Flow: l.Flow, Sessions: len(l.Sessions)}
+	var gate, decision, get []time.Duration
+	for _, ses := range l.Sessions {
+		gate = append(gate, ses.Gate...)
+		get = append(get, ses.DataGet...)
+		s.Shed += ses.Shed
+		if ses.Err != "" {
+			s.Errors++
+		}
+		if ses.Status == "verified" || ses.Status == "rejected" {
+			s.Decided++
+			decision = append(decision, ses.Decision)
+		}
+	}
+	if l.Wall > 0 {
+		s.PerSecond = float64(s.Decided) / l.Wall.Seconds()
+	}
+	s.GateP50, s.GateP99 = Percentile(gate, 0.50), Percentile(gate, 0.99)
+	s.DecisionP50, s.DecisionP99 = Percentile(decision, 0.50), Percentile(decision, 0.99)
+	s.DataGetP99 = Percentile(get, 0.99)
+	if n := float64(len(l.Sessions)); n > 0 {
+		s.CPUPerSession = l.CPU.Process / n
+		s.GroupCPUPerSession = map[string]float64{}
+		var groups float64
+		for g, v := range l.CPU.Groups {
+			s.GroupCPUPerSession[g] = v / n
+			groups += v
+		}
+		s.OtherCPUPerSession = max(0, l.CPU.Process-groups) / n
+	}
+	return s
+}
+
+// Percentile returns the q-quantile (nearest rank) of ds in milliseconds; NaN when ds is
+// empty. ds is not modified.
+func Percentile(ds []time.Duration, q float64) float64 {
+	if len(ds) == 0 {
+		return math.NaN()
+	}
+	sorted := slices.Clone(ds)
+	slices.Sort(sorted)
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	i = min(max(i, 0), len(sorted)-1)
+	return float64(sorted[i].Microseconds()) / 1000
+}
+
+// ComputeLimit is the throughput the service's CPU allows: cores divided by the CPU one
+// session takes when it runs alone (s, a level of one session in flight), in sessions per
+// second; NaN when s measured no CPU.
+func ComputeLimit(s Summary, cores int) float64 {
+	if s.CPUPerSession <= 0 {
+		return math.NaN()
+	}
+	return float64(cores) / s.CPUPerSession
+}

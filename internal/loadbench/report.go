@@ -1,0 +1,125 @@
+package loadbench
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// WriteTable prints one row per level: throughput (and its share of limit, the compute
+// limit, when known), the latencies and each group's CPU per session.
+func WriteTable(w io.Writer, sums []Summary, limit float64) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "load\tsessions\tdecided\terrors\t429s\tsessions/s\tof limit\tgate p50 ms\tgate p99 ms\tdecision p50 ms\tdecision p99 ms\tData Get p99 ms\tCPU-s/session\t")
+	for _, s := range sums {
+		share := "—"
+		if !math.IsNaN(limit) && limit > 0 {
+			share = fmt.Sprintf("%.0f %%", 100*s.PerSecond/limit)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t\n", load(s), s.Sessions, s.Decided, s.Errors, s.Shed,
+			s.PerSecond, share, ms(s.GateP50), ms(s.GateP99), ms(s.DecisionP50), ms(s.DecisionP99), ms(s.DataGetP99), s.CPUPerSession)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if !math.IsNaN(limit) {
+		fmt.Fprintf(w, "\ncompute limit: %.2f sessions/s (the cores over the CPU of a session run alone, the first level)\n", limit)
+	}
+	groups := map[string]bool{}
+	for _, s := range sums {
+		for g := range s.GroupCPUPerSession {
+			groups[g] = true
+		}
+	}
+	if len(groups) == 0 {
+		return nil
+	}
+	names := slices.Sorted(maps.Keys(groups))
+	fmt.Fprintln(w, "\nCPU-s per session by group (other: the edge, the runtime, the broker when embedded):")
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "load\t%s\tother\t\n", strings.Join(names, "\t"))
+	for _, s := range sums {
+		row := []string{load(s)}
+		for _, g := range names {
+			row = append(row, fmt.Sprintf("%.3f", s.GroupCPUPerSession[g]))
+		}
+		row = append(row, fmt.Sprintf("%.3f", s.OtherCPUPerSession))
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+	}
+	return tw.Flush()
+}
+
+func load(s Summary) string {
+	if s.Mode == Open {
+		return fmt.Sprintf("%s %.2f/s", s.Flow, s.Offered)
+	}
+	return fmt.Sprintf("%s ×%.0f", s.Flow, s.Offered)
+}
+
+func ms(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+// WritePlot draws the gate's and the decision's p50 and p99 latencies against the
+// throughput each level achieved, as a PNG at path (log latency axis).
+func WritePlot(path string, sums []Summary) error {
+	p := plot.New()
+	p.Title.Text = "idstream: latency against throughput"
+	p.X.Label.Text = "decided sessions per second"
+	p.Y.Label.Text = "latency (ms)"
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	series := []struct {
+		name  string
+		value func(Summary) float64
+		col   color.RGBA
+		dash  bool
+	}{
+		{"gate p50", func(s Summary) float64 { return s.GateP50 }, color.RGBA{R: 30, G: 90, B: 200, A: 255}, true},
+		{"gate p99", func(s Summary) float64 { return s.GateP99 }, color.RGBA{R: 30, G: 90, B: 200, A: 255}, false},
+		{"decision p50", func(s Summary) float64 { return s.DecisionP50 }, color.RGBA{R: 200, G: 60, B: 30, A: 255}, true},
+		{"decision p99", func(s Summary) float64 { return s.DecisionP99 }, color.RGBA{R: 200, G: 60, B: 30, A: 255}, false},
+	}
+	top := 0.0
+	for _, ser := range series {
+		var pts plotter.XYs
+		for _, s := range sums {
+			if v := ser.value(s); !math.IsNaN(v) && v > 0 {
+				pts = append(pts, plotter.XY{X: s.PerSecond, Y: v})
+				top = max(top, v)
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		line, points, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return err
+		}
+		line.Color, points.Color = ser.col, ser.col
+		line.Width = vg.Points(1.5)
+		if ser.dash {
+			line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		}
+		p.Add(line, points)
+		p.Legend.Add(ser.name, line, points)
+	}
+	p.Add(plotter.NewGrid())
+	if top > 0 {
+		p.Y.Max = top * 5 // room for the legend above the lines
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	return p.Save(7*vg.Inch, 5*vg.Inch, path)
+}
