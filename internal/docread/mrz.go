@@ -31,9 +31,11 @@ const bandPad = 16
 
 // ReadMRZ finds and reads the machine readable zone of a card (TD1), TD2 document or passport
 // page (TD3) in img. It locates the document, rectifies it, reads candidate bands from the
-// bottom up (bottom 32 %, bottom 45 %; each thresholded globally, then against the local mean
-// for uneven light and tinted zones; then the whole document; last the bottom 45 % run past
-// the edge found, belowEdge) with the OCR-B model, restores
+// bottom up (bottom 32 % thresholded globally, then against the local mean for uneven light
+// and tinted zones; the same for the bottom 45 %; then the whole document; last the bottom
+// 45 % run past the edge found, belowEdge) with the OCR-B model — all but the first two only
+// when those showed a zone's evidence (a zone-shaped line, or a run of minFillerRun
+// fillers), so that a document without a zone costs two reads, not seven — restores
 // the line lengths of the format and validates the check digits. Characters the format allows
 // only as digits or only as letters are mapped through the classic confusions (O↔0, I↔1,
 // B↔8, S↔5, Z↔2, G↔6); in alphanumeric fields (document number, optional data) those
@@ -57,9 +59,9 @@ func (r *Reader) ReadMRZAt(img image.Image) (*mrz.MRZ, Confidence, float64, erro
 	return r.readMRZ(img, false)
 }
 
-// ReadPageMRZAt is ReadMRZAt for a passport's data page: when the page is found wider than a
-// page (pageBelow), its zone is also looked for below it, where only a zone its check digits
-// validate counts.
+// ReadPageMRZAt is ReadMRZAt for a passport's data page, which always has a zone: every band
+// is read, evidence or not, and when the page is found wider than a page (pageBelow), its
+// zone is also looked for below it, where only a zone its check digits validate counts.
 func (r *Reader) ReadPageMRZAt(img image.Image) (*mrz.MRZ, Confidence, float64, error) {
 	return r.readMRZ(img, true)
 }
@@ -86,13 +88,19 @@ func (r *Reader) readMRZ(img image.Image, page bool) (*mrz.MRZ, Confidence, floa
 		// (pageBelow).
 		below float64
 	}
-	attempts := []attempt{{0.68, false, 0}, {0.55, false, 0}, {0.68, true, 0}, {0.55, true, 0}, {0, false, 0},
+	// The first two attempts read the usual band both ways; the others run only when those
+	// showed a zone's evidence (zoneEvidence): most documents without a zone stop there.
+	attempts := []attempt{{0.68, false, 0}, {0.68, true, 0}, {0.55, false, 0}, {0.55, true, 0}, {0, false, 0},
 		{0.55, false, belowEdge}, {0.55, true, belowEdge}}
 	if f := pageBelow(width, height); page && f > 0 {
 		attempts = append(attempts, attempt{0.55, false, f}, attempt{0.55, true, f})
 	}
 	extended := map[float64]*image.Gray{}
-	for _, a := range attempts {
+	evidence := false
+	for i, a := range attempts {
+		if i == 2 && !evidence && !page {
+			break
+		}
 		// Inner margins keep slivers of the background (imprecise corners) out of the band.
 		region := crop(doc, image.Rect(mrzWidth/60, int(a.top*float64(h)), mrzWidth-mrzWidth/60, h-h/60))
 		if a.below > 0 {
@@ -115,6 +123,7 @@ func (r *Reader) readMRZ(img image.Image, page bool) (*mrz.MRZ, Confidence, floa
 			return nil, 0, 1, err
 		}
 		m, conf, lineTop := bestMRZ(lines)
+		evidence = evidence || m != nil || zoneEvidence(lines)
 		if m == nil || (a.below > 0 && !m.Valid) {
 			// A band run past the document reads the surface below it too: only a zone
 			// its check digits validate counts from there.
@@ -147,6 +156,30 @@ func (r *Reader) readMRZ(img image.Image, page bool) (*mrz.MRZ, Confidence, floa
 		return invalid, invalidConf, invalidTop, fmt.Errorf("%w: %q", ErrMRZCheckDigits, invalid.Lines)
 	}
 	return nil, 0, 1, ErrNoMRZ
+}
+
+// minFillerRun is the longest run of fillers a band must show, when no zone could be made of
+// its lines, for the later attempts to be made. A card's zone always prints one of 11 (TD1
+// line 2's empty optional data) and a passport's name line one longer than that unless the
+// name fills it; print and textures read with the OCR-B model mostly give runs of 2 to 7
+// (docgen's calibration half: every zone showed at least 11 on the first attempt).
+const minFillerRun = 8
+
+// zoneEvidence reports whether lines show a run of minFillerRun fillers.
+func zoneEvidence(lines []line) bool {
+	for _, l := range lines {
+		run := 0
+		for _, c := range l.text {
+			if c != '<' {
+				run = 0
+				continue
+			}
+			if run++; run >= minFillerRun {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // belowEdge is how far (share of the document's height) the last attempts' band runs past
