@@ -33,9 +33,10 @@ const bandPad = 16
 // page (TD3) in img. It locates the document, rectifies it, reads candidate bands from the
 // bottom up (bottom 32 % thresholded globally, then against the local mean for uneven light
 // and tinted zones; the same for the bottom 45 %; then the whole document; last the bottom
-// 45 % run past the edge found, belowEdge) with the OCR-B model — all but the first two only
-// when those showed a zone's evidence (a zone-shaped line, or a run of minFillerRun
-// fillers), so that a document without a zone costs two reads, not seven — restores
+// 45 % run past the edge found, belowEdge) with the OCR-B model — when the bottom of the
+// document shows no row of a zone's glyphs (zoneRow), only the usual band's local read, and
+// the rest only if it finds a zone-shaped line, so that a document without a zone costs one
+// read, not seven — restores
 // the line lengths of the format and validates the check digits. Characters the format allows
 // only as digits or only as letters are mapped through the classic confusions (O↔0, I↔1,
 // B↔8, S↔5, Z↔2, G↔6); in alphanumeric fields (document number, optional data) those
@@ -88,17 +89,24 @@ func (r *Reader) readMRZ(img image.Image, page bool) (*mrz.MRZ, Confidence, floa
 		// (pageBelow).
 		below float64
 	}
-	// The first two attempts read the usual band both ways; the others run only when those
-	// showed a zone's evidence (zoneEvidence): most documents without a zone stop there.
+	// A zone prints rows of 30 to 44 glyphs across the document (zoneRow). Where the bottom
+	// 45 %, thresholded globally, shows none, the global read of the usual band is skipped,
+	// and the other bands are read only when its local read finds a zone-shaped line (a
+	// tinted zone, dark under a global threshold): a document without a zone costs one read.
+	// A passport page, which always has a zone, reads every band.
+	structure := page || zoneRow(binarise(crop(doc, image.Rect(mrzWidth/60, int(0.55*float64(h)), mrzWidth-mrzWidth/60, h-h/60))))
 	attempts := []attempt{{0.68, false, 0}, {0.68, true, 0}, {0.55, false, 0}, {0.55, true, 0}, {0, false, 0},
 		{0.55, false, belowEdge}, {0.55, true, belowEdge}}
 	if f := pageBelow(width, height); page && f > 0 {
 		attempts = append(attempts, attempt{0.55, false, f}, attempt{0.55, true, f})
 	}
 	extended := map[float64]*image.Gray{}
-	evidence := false
+	evidence := structure
 	for i, a := range attempts {
-		if i == 2 && !evidence && !page {
+		if i == 0 && !structure {
+			continue
+		}
+		if i == 2 && !evidence {
 			break
 		}
 		// Inner margins keep slivers of the background (imprecise corners) out of the band.
@@ -123,7 +131,7 @@ func (r *Reader) readMRZ(img image.Image, page bool) (*mrz.MRZ, Confidence, floa
 			return nil, 0, 1, err
 		}
 		m, conf, lineTop := bestMRZ(lines)
-		evidence = evidence || m != nil || zoneEvidence(lines)
+		evidence = evidence || m != nil
 		if m == nil || (a.below > 0 && !m.Valid) {
 			// A band run past the document reads the surface below it too: only a zone
 			// its check digits validate counts from there.
@@ -158,29 +166,41 @@ func (r *Reader) readMRZ(img image.Image, page bool) (*mrz.MRZ, Confidence, floa
 	return nil, 0, 1, ErrNoMRZ
 }
 
-// minFillerRun is the longest run of fillers a band must show, when no zone could be made of
-// its lines, for the later attempts to be made. A card's zone always prints one of 11 (TD1
-// line 2's empty optional data) and a passport's name line one longer than that unless the
-// name fills it; print and textures read with the OCR-B model mostly give runs of 2 to 7
-// (docgen's calibration half: every zone showed at least 11 on the first attempt).
-const minFillerRun = 8
-
-// zoneEvidence reports whether lines show a run of minFillerRun fillers.
-func zoneEvidence(lines []line) bool {
-	for _, l := range lines {
-		run := 0
-		for _, c := range l.text {
-			if c != '<' {
-				run = 0
-				continue
-			}
-			if run++; run >= minFillerRun {
-				return true
-			}
+// zoneRow reports whether a binarised band (ink 0) shows a row of a zone: at least
+// minZoneGlyphs glyph-sized components (10 to 70 pixels high at mrzWidth, no wider than twice
+// their height), their middles within half a glyph's height of each other, spanning
+// minZoneSpan of the band's width. On docgen's calibration half every zone showed a row of 30
+// or 44 spanning 0.9 of the width, and no document without one a row of 20 spanning 0.6.
+func zoneRow(band *image.Gray) bool {
+	w, h := band.Rect.Dx(), band.Rect.Dy()
+	comps, _ := components(w, h, func(i int) bool { return band.Pix[(i/w)*band.Stride+i%w] == 0 })
+	type glyphBox struct{ mid, h, x0, x1 int }
+	var gs []glyphBox
+	for _, c := range comps {
+		cw, ch := c.x1-c.x0+1, c.y1-c.y0+1
+		if ch >= 10 && ch <= 70 && cw >= 3 && cw <= 2*ch {
+			gs = append(gs, glyphBox{(c.y0 + c.y1) / 2, ch, c.x0, c.x1})
 		}
+	}
+	slices.SortFunc(gs, func(a, b glyphBox) int { return a.mid - b.mid })
+	for i := 0; i < len(gs); {
+		j, lo, hi := i, gs[i].x0, gs[i].x1
+		for ; j < len(gs) && gs[j].mid-gs[i].mid <= gs[i].h/2; j++ {
+			lo, hi = min(lo, gs[j].x0), max(hi, gs[j].x1)
+		}
+		if j-i >= minZoneGlyphs && float64(hi-lo) >= minZoneSpan*float64(w) {
+			return true
+		}
+		i = j
 	}
 	return false
 }
+
+// Thresholds of zoneRow.
+const (
+	minZoneGlyphs = 20
+	minZoneSpan   = 0.75
+)
 
 // belowEdge is how far (share of the document's height) the last attempts' band runs past
 // the bottom edge found: a passport page whose zone is printed close to its edge, found a

@@ -82,3 +82,28 @@ func TestNameFromColumns(t *testing.T) {
 		t.Errorf("a name with a column read as nothing became %q, want it as read", got.Lines)
 	}
 }
+
+// TestZoneRow: a zone's line is a row of glyphs across the band (a card's, at the size it
+// has on a card rectified to 1200 pixels); a line of text of the same size across a third
+// of it, or scattered marks, is not.
+func TestZoneRow(t *testing.T) {
+	face := ocrbFace(t, 58)
+	band := func(text string, x int) *image.Gray {
+		g := image.NewGray(image.Rect(0, 0, 1200, 120))
+		for i := range g.Pix {
+			g.Pix[i] = 255
+		}
+		d := font.Drawer{Dst: g, Src: image.NewUniform(color.Gray{Y: 0}), Face: face, Dot: fixed.P(x, 70)}
+		d.DrawString(text)
+		return g
+	}
+	if !zoneRow(band("9409178F3409176VNM<<<<<<<<<<<0", 40)) {
+		t.Errorf("a zone's line is not a zone's row")
+	}
+	if zoneRow(band("NGAY 12 THANG 09", 600)) {
+		t.Errorf("a line of text across a third of the band is a zone's row")
+	}
+	if zoneRow(band("I  I  I  I  I  I  I  I  I  I", 40)) {
+		t.Errorf("ten marks across the band are a zone's row")
+	}
+}
