@@ -32,8 +32,9 @@ const bandPad = 16
 // ReadMRZ finds and reads the machine readable zone of a card (TD1), TD2 document or passport
 // page (TD3) in img. It locates the document, rectifies it, reads candidate bands from the
 // bottom up (bottom 32 % thresholded globally, then against the local mean for uneven light
-// and tinted zones; the same for the bottom 45 %; then the whole document; last the bottom
-// 45 % run past the edge found, belowEdge) with the OCR-B model — when the bottom of the
+// and tinted zones; the same for the bottom 45 %; then the whole document; then the bottom
+// 45 % run past the edge found, belowEdge; last run past each side, sideEdge) with the OCR-B
+// model — when the bottom of the
 // document shows no row of a zone's glyphs (zoneRow), only the usual band's local read, and
 // the rest only if it finds a zone-shaped line, so that a document without a zone costs one
 // read, not seven — restores
@@ -88,6 +89,9 @@ func (r *Reader) readMRZ(img image.Image, page bool) (*mrz.MRZ, Confidence, floa
 		// document's bottom edge as found: belowEdge, or to a passport page's shape
 		// (pageBelow).
 		below float64
+		// wide is how far (share of the document's width) the band runs past each side of
+		// the document as found (sideEdge).
+		wide float64
 	}
 	// A zone prints rows of 30 to 44 glyphs across the document (zoneRow). Where the bottom
 	// 45 %, thresholded globally, shows none, the global read of the usual band is skipped,
@@ -95,10 +99,10 @@ func (r *Reader) readMRZ(img image.Image, page bool) (*mrz.MRZ, Confidence, floa
 	// tinted zone, dark under a global threshold): a document without a zone costs one read.
 	// A passport page, which always has a zone, reads every band.
 	structure := page || zoneRow(binarise(crop(doc, image.Rect(mrzWidth/60, int(0.55*float64(h)), mrzWidth-mrzWidth/60, h-h/60))))
-	attempts := []attempt{{0.68, false, 0}, {0.68, true, 0}, {0.55, false, 0}, {0.55, true, 0}, {0, false, 0},
-		{0.55, false, belowEdge}, {0.55, true, belowEdge}}
+	attempts := []attempt{{0.68, false, 0, 0}, {0.68, true, 0, 0}, {0.55, false, 0, 0}, {0.55, true, 0, 0}, {0, false, 0, 0},
+		{0.55, false, belowEdge, 0}, {0.55, true, belowEdge, 0}, {0.55, false, 0, sideEdge}, {0.55, true, 0, sideEdge}}
 	if f := pageBelow(width, height); page && f > 0 {
-		attempts = append(attempts, attempt{0.55, false, f}, attempt{0.55, true, f})
+		attempts = append(attempts, attempt{0.55, false, f, 0}, attempt{0.55, true, f, 0})
 	}
 	extended := map[float64]*image.Gray{}
 	evidence := structure
@@ -121,6 +125,9 @@ func (r *Reader) readMRZ(img image.Image, page bool) (*mrz.MRZ, Confidence, floa
 			}
 			region = crop(extended[a.below], image.Rect(mrzWidth/60, int(a.top*float64(h)), mrzWidth-mrzWidth/60, end))
 		}
+		if a.wide > 0 {
+			region = crop(rectify(g, extendSides(q, a.wide), mrzWidth, h), image.Rect(0, int(a.top*float64(h)), mrzWidth, h-h/60))
+		}
 		band := binarise(region)
 		if a.local {
 			band = binariseLocal(region)
@@ -132,8 +139,8 @@ func (r *Reader) readMRZ(img image.Image, page bool) (*mrz.MRZ, Confidence, floa
 		}
 		m, conf, lineTop := bestMRZ(lines)
 		evidence = evidence || m != nil
-		if m == nil || (a.below > 0 && !m.Valid) {
-			// A band run past the document reads the surface below it too: only a zone
+		if m == nil || ((a.below > 0 || a.wide > 0) && !m.Valid) {
+			// A band run past the document reads the surface around it too: only a zone
 			// its check digits validate counts from there.
 			continue
 		}
@@ -217,6 +224,22 @@ func pageBelow(width, height float64) float64 {
 		return r/imagequality.AspectPassport - 1 + 2*belowEdge
 	}
 	return 0
+}
+
+// sideEdge is how far (share of the document's width) the last attempts' band runs past each
+// side found: a card whose corners were found inside its edge lost the first glyph of each
+// line to the cut ("DVNM…" for IDVNM…, seed 64209), and no check digit held.
+const sideEdge = 0.05
+
+// extendSides returns q with its left and right sides moved out by f of its width.
+func extendSides(q quad, f float64) quad {
+	out := q
+	for _, k := range [2][2]int{{0, 1}, {3, 2}} { // left and right corner of the top, then the bottom
+		l, r := q[k[0]], q[k[1]]
+		out[k[0]] = [2]float64{l[0] + f*(l[0]-r[0]), l[1] + f*(l[1]-r[1])}
+		out[k[1]] = [2]float64{r[0] + f*(r[0]-l[0]), r[1] + f*(r[1]-l[1])}
+	}
+	return out
 }
 
 // extendDown returns q with its bottom side moved down by f of its sides' lengths.
