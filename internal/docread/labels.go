@@ -806,20 +806,7 @@ func (r *Reader) Fields(p *Page, specs []FieldSpec, fallback *Layout) ([]Field, 
 			out[i] = f
 		}
 	}
-	uncrossDates(out)
 	return out, nil
-}
-
-// uncrossDates swaps the issue and expiry dates of fields when the issue date read is the
-// later one, which no document prints: a passport's page prints the two side by side, and
-// the issue label matched with its neighbour's value gave both dates crossed (an unseen
-// passport of seed 64209 read issued 2032-11-01, expiring 2022-11-01).
-func uncrossDates(fields []Field) {
-	issue := slices.IndexFunc(fields, func(f Field) bool { return f.Name == "issue_date" && f.Valid })
-	expiry := slices.IndexFunc(fields, func(f Field) bool { return f.Name == "expiry_date" && f.Valid })
-	if issue >= 0 && expiry >= 0 && fields[issue].Value > fields[expiry].Value {
-		fields[issue].Value, fields[expiry].Value = fields[expiry].Value, fields[issue].Value
-	}
 }
 
 // field returns the valid field of fields with the given name; false when there is none.

@@ -152,22 +152,3 @@ func TestRowsFollowAskewLines(t *testing.T) {
 		t.Errorf("with marks: skew %.3f, want about -0.03", s)
 	}
 }
-
-// TestUncrossDates: an issue date read later than the expiry date is the expiry, and the
-// other way round; dates in order, or one of them unread, stay as read.
-func TestUncrossDates(t *testing.T) {
-	fields := func(issue, expiry string) []Field {
-		return []Field{{Name: "issue_date", Value: issue, Valid: issue != ""}, {Name: "date_of_birth", Value: "1966-01-02", Valid: true}, {Name: "expiry_date", Value: expiry, Valid: expiry != ""}}
-	}
-	for _, c := range []struct{ issue, expiry, wantIssue, wantExpiry string }{
-		{"2032-11-01", "2022-11-01", "2022-11-01", "2032-11-01"},
-		{"2022-11-01", "2032-11-01", "2022-11-01", "2032-11-01"},
-		{"2032-11-01", "", "2032-11-01", ""},
-	} {
-		f := fields(c.issue, c.expiry)
-		uncrossDates(f)
-		if f[0].Value != c.wantIssue || f[2].Value != c.wantExpiry || f[1].Value != "1966-01-02" {
-			t.Errorf("issue %s, expiry %s: got %s and %s, want %s and %s", c.issue, c.expiry, f[0].Value, f[2].Value, c.wantIssue, c.wantExpiry)
-		}
-	}
-}

@@ -103,6 +103,18 @@ func TestZoneRow(t *testing.T) {
 	if zoneRow(band("NGAY 12 THANG 09", 600)) {
 		t.Errorf("a line of text across a third of the band is a zone's row")
 	}
+	if zoneRow(band("NGUYENVANANHCUCTRUONG", 40)) {
+		t.Errorf("21 glyphs across three fifths of the band are a zone's row")
+	}
+	askew := band("", 0)
+	d := font.Drawer{Dst: askew, Src: image.NewUniform(color.Gray{Y: 0}), Face: face}
+	for i, c := range "9409178F3409176VNM<<<<<<<<<<<0" { // 1.5 degrees askew: 0.94 px down per glyph
+		d.Dot = fixed.P(40+i*36, 60+i*36*2618/100000)
+		d.DrawString(string(c))
+	}
+	if !zoneRow(askew) {
+		t.Errorf("a zone's line 1.5 degrees askew is not a zone's row")
+	}
 	if zoneRow(band("I  I  I  I  I  I  I  I  I  I", 40)) {
 		t.Errorf("ten marks across the band are a zone's row")
 	}

@@ -123,7 +123,7 @@ func (g *group) fieldsCheck(qa *schemas.QualityAssessed, side string, r *reading
 	if r.layout == "" || len(required) == 0 {
 		return g.check(qa, CheckFields, schemas.CheckSkipped, ReasonNoLayout, "No printed layout is known for this side.")
 	}
-	var valid int
+	var valid, printed int // read valid from either source; of them, in print
 	var missing, weak, zoned []string
 	carried := zoneCarried(r)
 	for _, name := range required {
@@ -136,19 +136,23 @@ func (g *group) fieldsCheck(qa *schemas.QualityAssessed, side string, r *reading
 			missing = append(missing, name)
 		case float64(f.Confidence) < g.minConfidence:
 			valid++
+			printed++
 			weak = append(weak, name)
 		default:
 			valid++
+			printed++
 		}
 	}
 	var c schemas.Check
 	switch {
+	case len(missing) == 0 && len(weak) == 0 && len(zoned) == 0:
+		c = g.check(qa, CheckFields, schemas.CheckPass, "", fmt.Sprintf("%d of %d required fields read.", valid, len(required)))
 	case len(missing) == 0 && len(weak) == 0:
-		detail := fmt.Sprintf("%d of %d required fields read", valid, len(required))
-		if len(zoned) > 0 {
-			detail += "; from the zone only: " + strings.Join(zoned, ", ")
-		}
-		c = g.check(qa, CheckFields, schemas.CheckPass, "", detail+".")
+		// Read all the same, from the side the check digits vouch for; but the print of those
+		// fields could not be compared with the zone, so an analyst is told (a warn does not
+		// reject under the default policy).
+		c = g.check(qa, CheckFields, schemas.CheckWarn, ReasonFieldsFromZone,
+			fmt.Sprintf("%d of %d required fields read in print; from the zone only: %s.", printed, len(required), strings.Join(zoned, ", ")))
 	case 2*valid >= len(required):
 		detail := fmt.Sprintf("%d of %d required fields read valid", valid, len(required))
 		if len(missing) > 0 {
@@ -157,12 +161,15 @@ func (g *group) fieldsCheck(qa *schemas.QualityAssessed, side string, r *reading
 		if len(weak) > 0 {
 			detail += "; low confidence: " + strings.Join(weak, ", ")
 		}
+		if len(zoned) > 0 {
+			detail += "; from the zone only: " + strings.Join(zoned, ", ")
+		}
 		c = g.check(qa, CheckFields, schemas.CheckWarn, ReasonLowConfidence, detail+".")
 	default:
 		c = g.check(qa, CheckFields, schemas.CheckFail, ReasonUnreadable,
 			fmt.Sprintf("%d of %d required fields read valid; not read: %s.", valid, len(required), strings.Join(missing, ", ")))
 	}
-	c.Score = ptr(round(float64(valid) / float64(len(required))))
+	c.Score = ptr(round(float64(printed) / float64(len(required))))
 	c.Threshold = ptr(g.minConfidence)
 	return c
 }

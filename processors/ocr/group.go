@@ -212,11 +212,13 @@ func WithLogger(l *slog.Logger) Option {
 //     fail mrz_not_found when no zone was read; skipped no_mrz on a front, and skipped
 //     mrz_not_found on a back without a zone (9-digit ID and vehicle backs have none);
 //   - document.fields.<step>: over the side's required fields (RequiredFields): pass when
-//     all are read valid with confidence ≥ WithMinConfidence; warn low_confidence when some
-//     are invalid or below it but at least half are valid; fail unreadable otherwise;
-//     skipped no_layout when the side has no known printed layout. Score: the fraction of
-//     required fields read valid; Threshold: the minimum confidence. Detail names the
-//     missing fields (names only);
+//     all are read valid with confidence ≥ WithMinConfidence; on a passport page whose zone
+//     is valid, warn fields_from_zone when the ones illegible in print are all carried by the
+//     zone (its number, sex, birth and expiry dates: zoneCarried); warn low_confidence when
+//     some are invalid or below the confidence but at least half are valid (from print or
+//     zone); fail unreadable otherwise; skipped no_layout when the side has no known printed
+//     layout. Score: the fraction of required fields read valid in print; Threshold: the
+//     minimum confidence. Detail names the missing fields (names only);
 //   - document.type.<step>: pass with Detail "document type: <type>" when the type is
 //     known and the content shows the step's side; warn side_mismatch when it shows another
 //     side (a back sent as the front: the layout of the side shown is read, and

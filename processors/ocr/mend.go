@@ -1,6 +1,7 @@
 package ocr
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/idstream/idstream/internal/docread"
@@ -65,6 +66,27 @@ func mendZone(zone *mrz.MRZ, fields []docread.Field) *mrz.MRZ {
 		}
 	}
 	return zone
+}
+
+// uncrossDates swaps a passport page's issue and expiry dates when they were read crossed:
+// the issue date read is the expiry its valid zone prints and the expiry read is not (the
+// issue label matched with its neighbour's value: an unseen passport of seed 64209 read
+// issued 2032-11-01, expiring 2022-11-01). Without a valid zone nothing tells them apart, and
+// they stay as read.
+func uncrossDates(zone *mrz.MRZ, fields []docread.Field) {
+	if zone == nil || !zone.Valid {
+		return
+	}
+	issue := slices.IndexFunc(fields, func(f docread.Field) bool { return f.Name == "issue_date" && f.Valid })
+	expiry := slices.IndexFunc(fields, func(f docread.Field) bool { return f.Name == "expiry_date" && f.Valid })
+	if issue < 0 || expiry < 0 {
+		return
+	}
+	i, _ := yymmdd(fields[issue].Value)
+	e, _ := yymmdd(fields[expiry].Value)
+	if i == zone.ExpiryDate && e != zone.ExpiryDate {
+		fields[issue].Value, fields[expiry].Value = fields[expiry].Value, fields[issue].Value
+	}
 }
 
 // bitCount returns the number of bits set in n.

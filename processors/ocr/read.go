@@ -32,10 +32,13 @@ const (
 	ReasonMRZNotFound   = "mrz_not_found"
 	ReasonNoMRZ         = "no_mrz"
 	ReasonLowConfidence = "low_confidence"
-	ReasonUnreadable    = "unreadable"
-	ReasonNoLayout      = "no_layout"
-	ReasonTypeUnknown   = "document_type_unknown"
-	ReasonSideMismatch  = "side_mismatch"
+	// ReasonFieldsFromZone: a passport page's required fields its valid zone carries were
+	// illegible in print and taken from the zone (zoneCarried).
+	ReasonFieldsFromZone = "fields_from_zone"
+	ReasonUnreadable     = "unreadable"
+	ReasonNoLayout       = "no_layout"
+	ReasonTypeUnknown    = "document_type_unknown"
+	ReasonSideMismatch   = "side_mismatch"
 )
 
 // reading is what was read from one side, before it becomes a DocumentRead.
@@ -320,6 +323,7 @@ func (g *group) readZoneSide(img image.Image, side string) (*reading, error) {
 	}
 	if r.det.Type == TypePassport {
 		zone = mendZone(zone, r.fields)
+		uncrossDates(zone, r.fields)
 		if zone != nil && zone.Valid {
 			if err := nameFromZone(r, rs, told, zone); err != nil {
 				return nil, err
