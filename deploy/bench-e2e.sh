@@ -16,6 +16,9 @@ SESSIONS=${BENCH_SESSIONS:-20}
 LEVELS=${BENCH_LEVELS:-1,2,4}
 EDGE=127.0.0.1:18080
 
+if curl -fsS "http://$EDGE/readyz" > /dev/null 2>&1; then
+  echo "something already answers on $EDGE: stop it first (a bench of it would measure it)"; exit 1
+fi
 mkdir -p "$DIR"
 rm -rf "$DIR/dev"
 "$BIN" dev --data-dir "$DIR/dev" --edge-addr "$EDGE" --consent-addr 127.0.0.1:18081 \
@@ -23,11 +26,13 @@ rm -rf "$DIR/dev"
   > "$DIR/dev.log" 2>&1 &
 DEV=$!
 trap 'kill $DEV 2>/dev/null; wait $DEV 2>/dev/null || true' EXIT
+ready=""
 for _ in $(seq 1 240); do
-  curl -fsS "http://$EDGE/readyz" > /dev/null 2>&1 && break
+  curl -fsS "http://$EDGE/readyz" > /dev/null 2>&1 && { ready=1; break; }
   kill -0 $DEV 2>/dev/null || { echo "idstream dev stopped; its log:"; tail -n 30 "$DIR/dev.log"; exit 1; }
   sleep 0.5
 done
+[ -n "$ready" ] || { echo "idstream dev was not ready within 120 s; its log:"; tail -n 30 "$DIR/dev.log"; exit 1; }
 BUILD=()
 [ -f "$DIR/corpus/corpus.json" ] || BUILD=(--build 2 --seed 4242)
 LOAD=(--concurrency "$LEVELS")

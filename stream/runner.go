@@ -271,7 +271,6 @@ func callWithRetry(ctx context.Context, cfg *config, group string, rec *Record, 
 	return nil, cfg.attempts, err
 }
 
-// safeCall turns a handler panic into an error so one bad record cannot crash the process.
 // measuredCall is safeCall on a goroutine locked to its OS thread, which also returns the
 // CPU time the thread spent in fn: a group's own CPU, what `idstream bench` divides among the
 // groups. Work fn hands to other goroutines, and threads a C library starts (OpenCV's
@@ -284,6 +283,7 @@ func measuredCall(ctx context.Context, fn func(context.Context) ([]Output, error
 	return outs, max(0, threadCPU()-before), err
 }
 
+// safeCall turns a handler panic into an error so one bad record cannot crash the process.
 func safeCall(ctx context.Context, fn func(context.Context) ([]Output, error)) (outs []Output, err error) {
 	defer func() {
 		if p := recover(); p != nil {

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -76,11 +77,16 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	var err error
 	if o.concurrency, err = levels(conc); err != nil {
-		return fmt.Errorf("--concurrency: %w", err)
+		return fmt.Errorf("%w: --concurrency: %w", errUsage, err)
+	}
+	for _, n := range o.concurrency {
+		if n != math.Trunc(n) {
+			return fmt.Errorf("%w: --concurrency: %g is not a whole number of sessions", errUsage, n)
+		}
 	}
 	if rates != "" {
 		if o.rates, err = levels(rates); err != nil {
-			return fmt.Errorf("--rate: %w", err)
+			return fmt.Errorf("%w: --rate: %w", errUsage, err)
 		}
 		o.concurrency = nil
 	}
@@ -135,6 +141,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if sums[0].Mode != loadbench.Closed || sums[0].Offered != 1 {
 		limit = loadbench.ComputeLimit(loadbench.Summary{}, o.cores) // NaN: no level ran one session at a time
 	}
+	if err := loadbench.WriteTable(stdout, sums, limit); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
@@ -145,19 +154,20 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := os.WriteFile(filepath.Join(o.out, "bench.json"), b, 0o644); err != nil {
 		return err
 	}
-	if err := loadbench.WritePlot(filepath.Join(o.out, "latency.png"), sums); err != nil {
+	written := "bench.json, latency.png"
+	switch err := loadbench.WritePlot(filepath.Join(o.out, "latency.png"), sums); {
+	case errors.Is(err, loadbench.ErrNothingToPlot):
+		written = "bench.json (no latency was measured: no plot)"
+	case err != nil:
 		return err
 	}
-	if err := loadbench.WriteTable(stdout, sums, limit); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "\nwritten to %s: bench.json, latency.png\n", o.out)
+	fmt.Fprintf(stdout, "\nwritten to %s: %s\n", o.out, written)
 	return nil
 }
 
 // jsonNumber is v, or nil for NaN (which JSON cannot hold).
 func jsonNumber(v float64) any {
-	if v != v {
+	if math.IsNaN(v) {
 		return nil
 	}
 	return v
@@ -288,8 +298,10 @@ func readUsage(ctx context.Context, hc *http.Client, urls []string) (loadbench.U
 	return total, nil
 }
 
-// benchSession runs one session: init, every step's capture (sent again after Retry-After
-// when the edge sheds it), then Data Get until the decision shows or the timeout passes.
+// benchSession runs one session: init, every step's capture, then Data Get until the
+// decision shows, the session ends otherwise or the timeout passes. A request the edge
+// sheds (429) is sent again after its Retry-After and counted; Data Get, polled every
+// --poll, counts against the tenant's rate limit like any request.
 func benchSession(ctx context.Context, cl *evalClient, o benchOptions, c benchCase) loadbench.Session {
 	var s loadbench.Session
 	deadline := time.Now().Add(o.timeout)
@@ -297,12 +309,42 @@ func benchSession(ctx context.Context, cl *evalClient, o benchOptions, c benchCa
 		s.Err = err.Error()
 		return s
 	}
+	// send makes a request until the edge takes it (anything but 429), waiting out each
+	// Retry-After, or fails when that would pass the session's deadline.
+	send := func(req func() (edgeAnswer, error)) (edgeAnswer, error) {
+		for {
+			res, err := req()
+			if err != nil || res.status != http.StatusTooManyRequests {
+				return res, err
+			}
+			s.Shed++
+			wait, _ := strconv.Atoi(res.header.Get("Retry-After"))
+			pause := time.Duration(max(wait, 1)) * time.Second
+			if time.Now().Add(pause).After(deadline) {
+				return res, errors.New("shed until the session's deadline")
+			}
+			select {
+			case <-ctx.Done():
+				return res, ctx.Err()
+			case <-time.After(pause):
+			}
+		}
+	}
 	var init struct {
 		SessionID string   `json:"session_id"`
 		Steps     []string `json:"steps"`
 		SDKToken  string   `json:"sdk_token"`
 	}
-	if err := cl.json(ctx, http.MethodPost, "/v1/ekyc/sessions", o.apiKey, map[string]string{"flow": o.flow}, http.StatusCreated, &init); err != nil {
+	res, err := send(func() (edgeAnswer, error) {
+		return cl.do(ctx, http.MethodPost, "/v1/ekyc/sessions", o.apiKey, map[string]string{"flow": o.flow})
+	})
+	if err == nil && res.status != http.StatusCreated {
+		err = fmt.Errorf("HTTP %d: %.200s", res.status, res.body)
+	}
+	if err == nil {
+		err = json.Unmarshal(res.body, &init)
+	}
+	if err != nil {
 		return fail(fmt.Errorf("session init: %w", err))
 	}
 	for _, step := range init.Steps {
@@ -317,41 +359,40 @@ func benchSession(ctx context.Context, cl *evalClient, o benchOptions, c benchCa
 		if path == "" {
 			return fail(fmt.Errorf("document %s has no image for step %s", c.doc.ID, step))
 		}
-		for {
-			res, err := cl.postImage(ctx, init.SessionID, init.SDKToken, step, path)
-			if err != nil {
-				return fail(err)
-			}
-			if res.status == http.StatusTooManyRequests {
-				s.Shed++
-				wait, _ := strconv.Atoi(res.header.Get("Retry-After"))
-				if time.Now().Add(time.Duration(max(wait, 1)) * time.Second).After(deadline) {
-					return fail(errors.New("shed until the session's deadline"))
-				}
-				time.Sleep(time.Duration(max(wait, 1)) * time.Second)
-				continue
-			}
-			s.Gate = append(s.Gate, res.elapsed)
-			if res.status != http.StatusOK && res.status != http.StatusAccepted {
-				return fail(fmt.Errorf("upload %s: HTTP %d", step, res.status))
-			}
-			break
+		res, err := send(func() (edgeAnswer, error) { return cl.postImage(ctx, init.SessionID, init.SDKToken, step, path) })
+		if err != nil {
+			return fail(fmt.Errorf("upload %s: %w", step, err))
 		}
+		if res.status != http.StatusOK && res.status != http.StatusAccepted {
+			return fail(fmt.Errorf("upload %s: HTTP %d", step, res.status))
+		}
+		s.Gate = append(s.Gate, res.elapsed)
 	}
 	last := time.Now()
 	for {
+		res, err := send(func() (edgeAnswer, error) {
+			return cl.do(ctx, http.MethodGet, "/v1/ekyc/sessions/"+init.SessionID, o.apiKey, nil)
+		})
+		if err == nil && res.status != http.StatusOK {
+			err = fmt.Errorf("HTTP %d: %.200s", res.status, res.body)
+		}
 		var view struct {
 			Status string `json:"status"`
 		}
-		start := time.Now()
-		if err := cl.json(ctx, http.MethodGet, "/v1/ekyc/sessions/"+init.SessionID, o.apiKey, nil, http.StatusOK, &view); err != nil {
+		if err == nil {
+			err = json.Unmarshal(res.body, &view)
+		}
+		if err != nil {
 			return fail(fmt.Errorf("data get: %w", err))
 		}
-		s.DataGet = append(s.DataGet, time.Since(start))
+		s.DataGet = append(s.DataGet, res.elapsed)
 		s.Status = view.Status
-		if view.Status == "verified" || view.Status == "rejected" {
+		switch view.Status {
+		case "verified", "rejected":
 			s.Decision = time.Since(last)
 			return s
+		case "expired", "cancelled":
+			return fail(fmt.Errorf("the session ended %s", view.Status))
 		}
 		if time.Now().After(deadline) {
 			return fail(fmt.Errorf("not decided within %s (status %s)", o.timeout, view.Status))

@@ -297,32 +297,43 @@ func (cl *evalClient) postImage(ctx context.Context, sessionID, token, step, pat
 // json sends a JSON request (body nil: none) with key and decodes a response of status want
 // into v.
 func (cl *evalClient) json(ctx context.Context, method, path, key string, body any, want int, v any) error {
+	res, err := cl.do(ctx, method, path, key, body)
+	if err != nil {
+		return err
+	}
+	if res.status != want {
+		return fmt.Errorf("%s %s: status %d: %.200s", method, path, res.status, res.body)
+	}
+	return json.Unmarshal(res.body, v)
+}
+
+// do sends a JSON request (body nil: none) with key and returns the answer, its body read
+// up to 4 MiB.
+func (cl *evalClient) do(ctx context.Context, method, path, key string, body any) (edgeAnswer, error) {
 	var r io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return err
+			return edgeAnswer{}, err
 		}
 		r = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, cl.base+path, r)
 	if err != nil {
-		return err
+		return edgeAnswer{}, err
 	}
 	req.Header.Set("Authorization", "Bearer "+key)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	start := time.Now()
 	res, err := cl.http.Do(req)
 	if err != nil {
-		return err
+		return edgeAnswer{}, err
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(res.Body, 4<<20))
-	if res.StatusCode != want {
-		return fmt.Errorf("%s %s: status %d: %.200s", method, path, res.StatusCode, b)
-	}
-	return json.Unmarshal(b, v)
+	return edgeAnswer{status: res.StatusCode, header: res.Header, body: b, elapsed: time.Since(start)}, nil
 }
 
 // record copies what Data Get says into out: status, checks, decision reasons and the

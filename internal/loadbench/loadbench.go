@@ -6,6 +6,7 @@
 package loadbench
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"time"
@@ -47,14 +48,26 @@ type Summary struct {
 	Errors             int                `json:"errors"`
 	Shed               int                `json:"shed_429"`
 	PerSecond          float64            `json:"sessions_per_s"`
-	GateP50            float64            `json:"gate_p50_ms"`
-	GateP99            float64            `json:"gate_p99_ms"`
-	DecisionP50        float64            `json:"decision_p50_ms"`
-	DecisionP99        float64            `json:"decision_p99_ms"`
-	DataGetP99         float64            `json:"data_get_p99_ms"`
+	GateP50            Millis             `json:"gate_p50_ms"`
+	GateP99            Millis             `json:"gate_p99_ms"`
+	DecisionP50        Millis             `json:"decision_p50_ms"`
+	DecisionP99        Millis             `json:"decision_p99_ms"`
+	DataGetP99         Millis             `json:"data_get_p99_ms"`
 	CPUPerSession      float64            `json:"cpu_s_per_session"`
 	GroupCPUPerSession map[string]float64 `json:"group_cpu_s_per_session"`
 	OtherCPUPerSession float64            `json:"other_cpu_s_per_session"` // the edge, the runtime, the broker when embedded
+}
+
+// Millis is a latency in milliseconds; NaN when nothing was measured, which JSON writes as
+// null.
+type Millis float64
+
+// MarshalJSON writes m, or null for NaN.
+func (m Millis) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(m)) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(m))
 }
 
 // Summarise computes l's figures. A session is decided when it ends verified or rejected;
@@ -95,15 +108,15 @@ func Summarise(l Level) Summary {
 
 // Percentile returns the q-quantile (nearest rank) of ds in milliseconds; NaN when ds is
 // empty. ds is not modified.
-func Percentile(ds []time.Duration, q float64) float64 {
+func Percentile(ds []time.Duration, q float64) Millis {
 	if len(ds) == 0 {
-		return math.NaN()
+		return Millis(math.NaN())
 	}
 	sorted := slices.Clone(ds)
 	slices.Sort(sorted)
 	i := int(math.Ceil(q*float64(len(sorted)))) - 1
 	i = min(max(i, 0), len(sorted)-1)
-	return float64(sorted[i].Microseconds()) / 1000
+	return Millis(float64(sorted[i].Microseconds()) / 1000)
 }
 
 // ComputeLimit is the throughput the service's CPU allows: cores divided by the CPU one

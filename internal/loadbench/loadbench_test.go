@@ -2,6 +2,8 @@ package loadbench
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"image/png"
 	"math"
 	"os"
@@ -29,8 +31,15 @@ func TestPercentile(t *testing.T) {
 	if ds[0] != 50*time.Millisecond {
 		t.Errorf("Percentile sorted its input")
 	}
-	if !math.IsNaN(Percentile(nil, 0.5)) {
+	if !math.IsNaN(float64(Percentile(nil, 0.5))) {
 		t.Errorf("p50 of nothing is not NaN")
+	}
+	b, err := json.Marshal(Summary{GateP50: Percentile(nil, 0.5), GateP99: 12.5})
+	if err != nil || !strings.Contains(string(b), `"gate_p50_ms":null`) || !strings.Contains(string(b), `"gate_p99_ms":12.5`) {
+		t.Errorf("a summary with nothing measured as JSON: %s, %v", b, err)
+	}
+	if err := WritePlot(filepath.Join(t.TempDir(), "p.png"), []Summary{{GateP50: Percentile(nil, 0.5)}}); !errors.Is(err, ErrNothingToPlot) {
+		t.Errorf("plot of nothing: %v, want ErrNothingToPlot", err)
 	}
 }
 

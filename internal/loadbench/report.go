@@ -1,6 +1,7 @@
 package loadbench
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"io"
@@ -65,15 +66,19 @@ func load(s Summary) string {
 	return fmt.Sprintf("%s ×%.0f", s.Flow, s.Offered)
 }
 
-func ms(v float64) string {
-	if math.IsNaN(v) {
+func ms(v Millis) string {
+	if math.IsNaN(float64(v)) {
 		return "—"
 	}
-	return fmt.Sprintf("%.0f", v)
+	return fmt.Sprintf("%.0f", float64(v))
 }
 
+// ErrNothingToPlot is WritePlot's error when no level measured a latency.
+var ErrNothingToPlot = errors.New("loadbench: no latency measured, nothing to plot")
+
 // WritePlot draws the gate's and the decision's p50 and p99 latencies against the
-// throughput each level achieved, as a PNG at path (log latency axis).
+// throughput each level achieved, as a PNG at path (log latency axis); ErrNothingToPlot when
+// there is none.
 func WritePlot(path string, sums []Summary) error {
 	p := plot.New()
 	p.Title.Text = "idstream: latency against throughput"
@@ -83,20 +88,20 @@ func WritePlot(path string, sums []Summary) error {
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	series := []struct {
 		name  string
-		value func(Summary) float64
+		value func(Summary) Millis
 		col   color.RGBA
 		dash  bool
 	}{
-		{"gate p50", func(s Summary) float64 { return s.GateP50 }, color.RGBA{R: 30, G: 90, B: 200, A: 255}, true},
-		{"gate p99", func(s Summary) float64 { return s.GateP99 }, color.RGBA{R: 30, G: 90, B: 200, A: 255}, false},
-		{"decision p50", func(s Summary) float64 { return s.DecisionP50 }, color.RGBA{R: 200, G: 60, B: 30, A: 255}, true},
-		{"decision p99", func(s Summary) float64 { return s.DecisionP99 }, color.RGBA{R: 200, G: 60, B: 30, A: 255}, false},
+		{"gate p50", func(s Summary) Millis { return s.GateP50 }, color.RGBA{R: 30, G: 90, B: 200, A: 255}, true},
+		{"gate p99", func(s Summary) Millis { return s.GateP99 }, color.RGBA{R: 30, G: 90, B: 200, A: 255}, false},
+		{"decision p50", func(s Summary) Millis { return s.DecisionP50 }, color.RGBA{R: 200, G: 60, B: 30, A: 255}, true},
+		{"decision p99", func(s Summary) Millis { return s.DecisionP99 }, color.RGBA{R: 200, G: 60, B: 30, A: 255}, false},
 	}
 	top := 0.0
 	for _, ser := range series {
 		var pts plotter.XYs
 		for _, s := range sums {
-			if v := ser.value(s); !math.IsNaN(v) && v > 0 {
+			if v := float64(ser.value(s)); !math.IsNaN(v) && v > 0 {
 				pts = append(pts, plotter.XY{X: s.PerSecond, Y: v})
 				top = max(top, v)
 			}
@@ -116,10 +121,11 @@ func WritePlot(path string, sums []Summary) error {
 		p.Add(line, points)
 		p.Legend.Add(ser.name, line, points)
 	}
-	p.Add(plotter.NewGrid())
-	if top > 0 {
-		p.Y.Max = top * 5 // room for the legend above the lines
+	if top == 0 {
+		return ErrNothingToPlot
 	}
+	p.Add(plotter.NewGrid())
+	p.Y.Max = top * 5 // room for the legend above the lines
 	p.Legend.Top, p.Legend.Left = true, true
 	return p.Save(7*vg.Inch, 5*vg.Inch, path)
 }
