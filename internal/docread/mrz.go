@@ -34,10 +34,10 @@ const bandPad = 16
 // bottom up (bottom 32 % thresholded globally, then against the local mean for uneven light
 // and tinted zones; the same for the bottom 45 %; then the whole document; then the bottom
 // 45 % run past the edge found, belowEdge; last run past each side, sideEdge) with the OCR-B
-// model — when the bottom of the
-// document shows no row of a zone's glyphs (zoneRow), only the usual band's local read, and
-// the rest only if it finds a zone-shaped line, so that a document without a zone costs one
-// read, not seven — restores
+// model — when the bottom of the document shows no row of a zone's glyphs (zoneShapes), only
+// the usual band's local read, and only if a block of ink there could be a tinted zone; the
+// rest only if that finds a zone-shaped line: a document without a zone costs no OCR-B read,
+// or one — restores
 // the line lengths of the format and validates the check digits. Characters the format allows
 // only as digits or only as letters are mapped through the classic confusions (O↔0, I↔1,
 // B↔8, S↔5, Z↔2, G↔6); in alphanumeric fields (document number, optional data) those
@@ -93,12 +93,13 @@ func (r *Reader) readMRZ(img image.Image, page bool) (*mrz.MRZ, Confidence, floa
 		// the document as found (sideEdge).
 		wide float64
 	}
-	// A zone prints rows of 30 to 44 glyphs across the document (zoneRow). Where the bottom
-	// 45 %, thresholded globally, shows none, the global read of the usual band is skipped,
-	// and the other bands are read only when its local read finds a zone-shaped line (a
-	// tinted zone, dark under a global threshold): a document without a zone costs one read.
-	// A passport page, which always has a zone, reads every band.
-	structure := page || zoneRow(binarise(crop(doc, image.Rect(mrzWidth/60, int(0.55*float64(h)), mrzWidth-mrzWidth/60, h-h/60))))
+	// A zone prints rows of 30 to 44 glyphs across the document (zoneShapes). Where the bottom
+	// 45 %, thresholded globally, shows none, the global read of the usual band is skipped;
+	// its local read is made only where a block of ink could be a tinted zone (dark under a
+	// global threshold), and the other bands only when it finds a zone-shaped line. A
+	// passport page, which always has a zone, reads every band.
+	rows, block := zoneShapes(binarise(crop(doc, image.Rect(mrzWidth/60, int(0.55*float64(h)), mrzWidth-mrzWidth/60, h-h/60))))
+	structure := page || rows
 	attempts := []attempt{{0.68, false, 0, 0}, {0.68, true, 0, 0}, {0.55, false, 0, 0}, {0.55, true, 0, 0}, {0, false, 0, 0},
 		{0.55, false, belowEdge, 0}, {0.55, true, belowEdge, 0}, {0.55, false, 0, sideEdge}, {0.55, true, 0, sideEdge}}
 	if f := pageBelow(width, height); page && f > 0 {
@@ -109,6 +110,12 @@ func (r *Reader) readMRZ(img image.Image, page bool) (*mrz.MRZ, Confidence, floa
 	for i, a := range attempts {
 		if i == 0 && !structure {
 			continue
+		}
+		if i == 1 && !structure && !block {
+			// Neither a zone's row nor a block of ink a zone too dark for the global
+			// threshold would make: no zone to read (and a textured band's local read is
+			// the slowest of all, a second of junk lines).
+			break
 		}
 		if i == 2 && !evidence {
 			break
@@ -173,14 +180,15 @@ func (r *Reader) readMRZ(img image.Image, page bool) (*mrz.MRZ, Confidence, floa
 	return nil, 0, 1, ErrNoMRZ
 }
 
-// zoneRow reports whether a binarised band (ink 0) shows a row of a zone: at least
-// minZoneGlyphs glyph-sized components (10 to 70 pixels high at mrzWidth, no wider than twice
-// their height), their middles within 0.8 of a glyph's height of the row's highest (a line
-// left 1.5 degrees askew by the rectification stays one row; a zone's lines are 1.5 glyph
-// heights apart or more), spanning minZoneSpan of the band's width. On docgen's calibration
-// half every zone showed a row of 30 or 44 spanning 0.9 of the width, and no document
-// without one a row of 20 spanning 0.6.
-func zoneRow(band *image.Gray) bool {
+// zoneShapes reports what of a zone a binarised band (ink 0) shows. rows: a row of a zone,
+// at least minZoneGlyphs glyph-sized components (10 to 70 pixels high at mrzWidth, no wider
+// than twice their height), their middles within 0.8 of a glyph's height of the row's
+// highest (a line left 1.5 degrees askew by the rectification stays one row; a zone's lines
+// are 1.5 glyph heights apart or more), spanning minZoneSpan of the band's width. block: a
+// solid block of ink across minZoneSpan of the width and two glyphs high, which a tinted
+// zone thresholded globally becomes. On docgen's calibration half every zone showed a row of
+// 30 or 44 spanning 0.9 of the width, and no document without one a row of 20 spanning 0.6.
+func zoneShapes(band *image.Gray) (rows, block bool) {
 	w, h := band.Rect.Dx(), band.Rect.Dy()
 	comps, _ := components(w, h, func(i int) bool { return band.Pix[(i/w)*band.Stride+i%w] == 0 })
 	type glyphBox struct{ mid, h, x0, x1 int }
@@ -190,6 +198,9 @@ func zoneRow(band *image.Gray) bool {
 		if ch >= 10 && ch <= 70 && cw >= 3 && cw <= 2*ch {
 			gs = append(gs, glyphBox{(c.y0 + c.y1) / 2, ch, c.x0, c.x1})
 		}
+		if float64(cw) >= minZoneSpan*float64(w) && ch >= 50 && 2*c.n >= cw*ch {
+			block = true
+		}
 	}
 	slices.SortFunc(gs, func(a, b glyphBox) int { return a.mid - b.mid })
 	for i := 0; i < len(gs); {
@@ -198,14 +209,14 @@ func zoneRow(band *image.Gray) bool {
 			lo, hi = min(lo, gs[j].x0), max(hi, gs[j].x1)
 		}
 		if j-i >= minZoneGlyphs && float64(hi-lo) >= minZoneSpan*float64(w) {
-			return true
+			return true, block
 		}
 		i = j
 	}
-	return false
+	return false, block
 }
 
-// Thresholds of zoneRow.
+// Thresholds of zoneShapes.
 const (
 	minZoneGlyphs = 20
 	minZoneSpan   = 0.75

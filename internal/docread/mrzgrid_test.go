@@ -83,10 +83,11 @@ func TestNameFromColumns(t *testing.T) {
 	}
 }
 
-// TestZoneRow: a zone's line is a row of glyphs across the band (a card's, at the size it
+// TestZoneShapes: a zone's line is a row of glyphs across the band (a card's, at the size it
 // has on a card rectified to 1200 pixels); a line of text of the same size across a third
-// of it, or scattered marks, is not.
-func TestZoneRow(t *testing.T) {
+// of it, or scattered marks, is not; a tinted zone thresholded to a block of ink is a block.
+func TestZoneShapes(t *testing.T) {
+	zoneRow := func(g *image.Gray) bool { rows, _ := zoneShapes(g); return rows }
 	face := ocrbFace(t, 58)
 	band := func(text string, x int) *image.Gray {
 		g := image.NewGray(image.Rect(0, 0, 1200, 120))
@@ -117,5 +118,17 @@ func TestZoneRow(t *testing.T) {
 	}
 	if zoneRow(band("I  I  I  I  I  I  I  I  I  I", 40)) {
 		t.Errorf("ten marks across the band are a zone's row")
+	}
+	if _, block := zoneShapes(band("9409178F3409176VNM<<<<<<<<<<<0", 40)); block {
+		t.Errorf("a zone's line on white is a block of ink")
+	}
+	dark := band("", 0)
+	for y := 20; y < 100; y++ {
+		for x := 60; x < 1140; x++ {
+			dark.Pix[y*dark.Stride+x] = 0
+		}
+	}
+	if rows, block := zoneShapes(dark); rows || !block {
+		t.Errorf("a block of ink across the band: rows %v, block %v; want a block and no row", rows, block)
 	}
 }
