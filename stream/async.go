@@ -129,12 +129,7 @@ func (r *AsyncRunner) Run(ctx context.Context) error {
 			err = fmt.Errorf("async runner %s: client closed", r.g.Name)
 			break
 		}
-		fetches.EachError(func(t string, p int32, ferr error) {
-			if !errors.Is(ferr, context.Canceled) && !errors.Is(ferr, context.DeadlineExceeded) {
-				r.cfg.logger.Warn("fetch error", "group", r.g.Name, "topic", t, "partition", p, "err", ferr)
-			}
-		})
-		r.cfg.metrics.observeLag(r.g.Name, fetches)
+		r.cfg.fetched(r.g.Name, fetches)
 		fetches.EachRecord(func(kr *kgo.Record) {
 			rec := fromKgoRecord(kr)
 			r.mu.Lock()

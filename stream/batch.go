@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Defaults of a BatchGroup whose MaxRecords or MaxWait is zero.
@@ -126,12 +124,7 @@ func (r *BatchRunner) Run(ctx context.Context) error {
 		if fetches.IsClientClosed() {
 			return fmt.Errorf("batch runner %s: client closed", r.g.Name)
 		}
-		fetches.EachError(func(t string, p int32, err error) {
-			if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-				r.cfg.logger.Warn("fetch error", "group", r.g.Name, "topic", t, "partition", p, "err", err)
-			}
-		})
-		r.cfg.metrics.observeLag(r.g.Name, fetches)
+		r.cfg.fetched(r.g.Name, fetches)
 		fetches.EachRecord(func(kr *kgo.Record) {
 			if len(batch) == 0 {
 				deadline = time.Now().Add(r.g.MaxWait)
@@ -231,25 +224,6 @@ func (r *BatchRunner) Kill() {
 	r.stop()
 	r.cl.AllowRebalance() // Close would otherwise wait for a batch that is never finished
 	r.cl.Close()
-}
-
-// commitSync commits offsets and returns the request's error or the first partition error.
-func commitSync(ctx context.Context, cl *kgo.Client, offsets map[string]map[int32]kgo.EpochOffset) error {
-	var cerr error
-	cl.CommitOffsetsSync(ctx, offsets, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, e error) {
-		cerr = e
-		if e != nil || resp == nil {
-			return
-		}
-		for _, t := range resp.Topics {
-			for _, p := range t.Partitions {
-				if perr := kerr.ErrorForCode(p.ErrorCode); perr != nil && cerr == nil {
-					cerr = fmt.Errorf("%s/%d: %w", t.Topic, p.Partition, perr)
-				}
-			}
-		}
-	})
-	return cerr
 }
 
 // mergeCancel returns a context that has a's values and ends when a or b ends.

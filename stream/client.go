@@ -10,7 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // ErrKilled is returned by Run after Kill simulated a crash.
@@ -235,3 +237,33 @@ func toKgoRecord(o Output) (*kgo.Record, error) {
 // when the transaction timeout passes. Two live members must never share an id: the newer
 // one fences the older.
 func WithTransactionalID(id string) Option { return func(c *config) { c.txnID = id } }
+
+// fetched logs a poll's fetch errors (not those of its context ending) and records the
+// group's lag: what every group runner does with what it polled.
+func (c *config) fetched(group string, fetches kgo.Fetches) {
+	fetches.EachError(func(t string, p int32, err error) {
+		if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			c.logger.Warn("fetch error", "group", group, "topic", t, "partition", p, "err", err)
+		}
+	})
+	c.metrics.observeLag(group, fetches)
+}
+
+// commitSync commits offsets and returns the request's error or the first partition error.
+func commitSync(ctx context.Context, cl *kgo.Client, offsets map[string]map[int32]kgo.EpochOffset) error {
+	var cerr error
+	cl.CommitOffsetsSync(ctx, offsets, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, e error) {
+		cerr = e
+		if e != nil || resp == nil {
+			return
+		}
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				if perr := kerr.ErrorForCode(p.ErrorCode); perr != nil && cerr == nil {
+					cerr = fmt.Errorf("%s/%d: %w", t.Topic, p.Partition, perr)
+				}
+			}
+		}
+	})
+	return cerr
+}

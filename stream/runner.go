@@ -9,9 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // DLQSuffix is appended to a topic's name to form its dead-letter topic.
@@ -94,12 +92,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		if fetches.IsClientClosed() {
 			return fmt.Errorf("runner %s: client closed", r.g.Name)
 		}
-		fetches.EachError(func(t string, p int32, err error) {
-			if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-				r.cfg.logger.Warn("fetch error", "group", r.g.Name, "topic", t, "partition", p, "err", err)
-			}
-		})
-		r.cfg.metrics.observeLag(r.g.Name, fetches)
+		r.cfg.fetched(r.g.Name, fetches)
 		offsets, err := r.processBatch(fetches)
 		if r.ks.isKilled() {
 			return ErrKilled
@@ -107,20 +100,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		if len(offsets) > 0 {
 			// Commit with a context of our own: a shutdown must still commit what was done.
 			cctx, cancel := context.WithTimeout(r.proc, 30*time.Second)
-			var cerr error
-			r.cl.CommitOffsetsSync(cctx, offsets, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, e error) {
-				cerr = e
-				if e != nil || resp == nil {
-					return
-				}
-				for _, t := range resp.Topics {
-					for _, p := range t.Partitions {
-						if perr := kerr.ErrorForCode(p.ErrorCode); perr != nil && cerr == nil {
-							cerr = fmt.Errorf("%s/%d: %w", t.Topic, p.Partition, perr)
-						}
-					}
-				}
-			})
+			cerr := commitSync(cctx, r.cl, offsets)
 			cancel()
 			if cerr != nil && err == nil {
 				err = fmt.Errorf("runner %s: commit: %w", r.g.Name, cerr)

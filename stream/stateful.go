@@ -270,12 +270,7 @@ func (r *StatefulRunner) Run(ctx context.Context) error {
 		if fetches.IsClientClosed() {
 			return fmt.Errorf("stateful %s: client closed", r.g.Name)
 		}
-		fetches.EachError(func(t string, p int32, err error) {
-			if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-				r.cfg.logger.Warn("fetch error", "group", r.g.Name, "topic", t, "partition", p, "err", err)
-			}
-		})
-		r.cfg.metrics.observeLag(r.g.Name, fetches)
+		r.cfg.fetched(r.g.Name, fetches)
 		// Records of a partition assigned during the poll may be in hand: restore first.
 		if err := r.restorePending(work); err != nil {
 			return r.fail(ctx, err)
