@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/idstream/idstream/internal/loadbench"
 )
 
 // Metric units reported by Measure.
@@ -62,17 +64,8 @@ func Report(b *testing.B, lat []time.Duration) {
 	}
 	s := slices.Clone(lat)
 	slices.Sort(s)
-	b.ReportMetric(ms(Percentile(s, 0.50)), UnitP50)
-	b.ReportMetric(ms(Percentile(s, 0.99)), UnitP99)
-}
-
-// Percentile returns the q-quantile (0..1) of sorted, by the nearest-rank method.
-func Percentile(sorted []time.Duration, q float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(q*float64(len(sorted))+0.999999) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
+	b.ReportMetric(ms(loadbench.NearestRank(s, 0.50)), UnitP50)
+	b.ReportMetric(ms(loadbench.NearestRank(s, 0.99)), UnitP99)
 }
 
 // processCPU returns the process's user plus system CPU time so far.

@@ -114,9 +114,18 @@ func Percentile(ds []time.Duration, q float64) Millis {
 	}
 	sorted := slices.Clone(ds)
 	slices.Sort(sorted)
-	i := int(math.Ceil(q*float64(len(sorted)))) - 1
-	i = min(max(i, 0), len(sorted)-1)
-	return Millis(float64(sorted[i].Microseconds()) / 1000)
+	return Millis(float64(NearestRank(sorted, q).Microseconds()) / 1000)
+}
+
+// NearestRank returns the q-quantile (0..1) of sorted by the nearest-rank method, 0 when
+// sorted is empty: the one percentile of the project's benchmarks (internal/benchmetrics)
+// and of the load bench.
+func NearestRank(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(q*float64(len(sorted))+0.999999) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
 // ComputeLimit is the throughput the service's CPU allows: cores divided by the CPU one

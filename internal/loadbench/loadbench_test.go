@@ -122,3 +122,24 @@ idstream_processor_records_total{group="ocr",topic="t"} 9
 		t.Errorf("an error page parsed as metrics")
 	}
 }
+
+func TestNearestRank(t *testing.T) {
+	var s []time.Duration
+	for i := 1; i <= 100; i++ {
+		s = append(s, time.Duration(i)*time.Millisecond)
+	}
+	for _, c := range []struct {
+		q    float64
+		want time.Duration
+	}{{0.5, 50 * time.Millisecond}, {0.99, 99 * time.Millisecond}, {1, 100 * time.Millisecond}, {0, time.Millisecond}} {
+		if got := NearestRank(s, c.q); got != c.want {
+			t.Errorf("NearestRank(1..100 ms, %v) = %v, want %v", c.q, got, c.want)
+		}
+	}
+	if got := NearestRank(s[:1], 0.99); got != time.Millisecond {
+		t.Errorf("one sample: %v", got)
+	}
+	if got := NearestRank(nil, 0.5); got != 0 {
+		t.Errorf("no sample: %v", got)
+	}
+}
