@@ -105,7 +105,8 @@ func (r *Reader) readMRZ(img image.Image, page bool) (*mrz.MRZ, Confidence, floa
 	if f := pageBelow(width, height); page && f > 0 {
 		attempts = append(attempts, attempt{0.55, false, f, 0}, attempt{0.55, true, f, 0})
 	}
-	extended := map[float64]*image.Gray{}
+	extended := map[float64]*image.Gray{} // the document rectified run past its bottom, by how far
+	widened := map[float64]*image.Gray{}  // and past its sides
 	evidence := structure
 	for i, a := range attempts {
 		if i == 0 && !structure {
@@ -133,7 +134,10 @@ func (r *Reader) readMRZ(img image.Image, page bool) (*mrz.MRZ, Confidence, floa
 			region = crop(extended[a.below], image.Rect(mrzWidth/60, int(a.top*float64(h)), mrzWidth-mrzWidth/60, end))
 		}
 		if a.wide > 0 {
-			region = crop(rectify(g, extendSides(q, a.wide), mrzWidth, h), image.Rect(0, int(a.top*float64(h)), mrzWidth, h-h/60))
+			if widened[a.wide] == nil {
+				widened[a.wide] = rectify(g, extendSides(q, a.wide), mrzWidth, h)
+			}
+			region = crop(widened[a.wide], image.Rect(0, int(a.top*float64(h)), mrzWidth, h-h/60))
 		}
 		band := binarise(region)
 		if a.local {
