@@ -18,7 +18,7 @@ FUZZ      := ./schemas:FuzzDecode:50000x ./internal/tlv:FuzzTLV:200000x \
              ./internal/mrz:FuzzParse:50000x ./internal/lds:FuzzParseDG1:300000x \
              ./internal/lds:FuzzParseDG2:10000x ./internal/lds:FuzzParseDG13:300000x \
              ./internal/lds:FuzzParseDG14:300000x ./internal/imagecheck:FuzzInspect:200000x \
-             ./internal/imagemeta:FuzzRead:600000x
+             ./internal/imagemeta:FuzzRead:600000x ./internal/libjpeg:FuzzDecode:300000x
 
 .PHONY: all deps build run test fuzz bench bench-e2e eval lint clean
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs what idstream needs on Debian 12 and is idempotent: a second run installs nothing.
 # Debian packages (PLATFORM.md): OpenCV and Tesseract for the vision steps, ClickHouse for the
-# sinks, openjpeg for chip photos, fonts for generated test documents (cardrender; docgen's
-# evaluation corpus draws its two halves with disjoint families: DejaVu, Liberation,
-# FreeFont, Noto), kcat as a second Kafka client. Uses sudo when not root. Set
-# IDSTREAM_SKIP_APT=1 to skip the system packages.
+# sinks, openjpeg for chip photos, libjpeg-turbo for decoding uploads (internal/libjpeg),
+# fonts for generated test documents (cardrender; docgen's evaluation corpus draws its two
+# halves with disjoint families: DejaVu, Liberation, FreeFont, Noto), kcat as a second Kafka
+# client. Uses sudo when not root. Set IDSTREAM_SKIP_APT=1 to skip the system packages.
 set -euo pipefail
 
 packages=(
@@ -12,7 +12,7 @@ packages=(
   libopencv-dev opencv-data
   libtesseract-dev libleptonica-dev tesseract-ocr-eng tesseract-ocr-vie tesseract-ocr-script-viet
   clickhouse-server clickhouse-client
-  libopenjp2-tools
+  libopenjp2-tools libjpeg62-turbo-dev
   fonts-dejavu-core fonts-ocr-b
   fonts-liberation2 fonts-freefont-ttf fonts-noto-core
   kcat unzip curl
