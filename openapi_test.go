@@ -39,9 +39,9 @@ var apiStatuses = map[string][]string{
 	"POST /v1/ekyc/sessions":                       {"201", "401", "409", "413", "422", "429"},
 	"GET /v1/ekyc/sessions/{session_id}":           {"200", "401", "404"},
 	"DELETE /v1/ekyc/sessions/{session_id}":        {"204", "401", "404"},
-	"POST /v1/ekyc/sessions/{session_id}/document": {"200", "202", "409", "410", "413", "422"},
+	"POST /v1/ekyc/sessions/{session_id}/document": {"200", "202", "409", "410", "413", "422", "429"},
 	"POST /v1/ekyc/sessions/{session_id}/nfc":      {"202", "409", "410", "413", "422"},
-	"POST /v1/ekyc/sessions/{session_id}/selfie":   {"200", "202", "409", "410", "413", "422"},
+	"POST /v1/ekyc/sessions/{session_id}/selfie":   {"200", "202", "409", "410", "413", "422", "429"},
 	"POST /v1/admin/blocklist":                     {"201", "401", "403"},
 	"DELETE /v1/admin/blocklist/{id}":              {"204", "401", "403"},
 	"POST /v1/admin/webhooks/replay":               {"202", "401", "403"},
@@ -73,7 +73,7 @@ var problemCodes = []string{
 	"rate_limited", "invalid_flow", "consent_required", "idempotency_key_reused",
 	"invalid_image", "step_not_in_flow", "session_expired", "session_closed",
 	"invalid_chip_data", "invalid_purpose", "invalid_notice_version",
-	"tracking_id_required", "internal",
+	"tracking_id_required", "internal", "overloaded",
 }
 
 var httpMethods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}

@@ -139,6 +139,9 @@ func (s *Server) imageStep(c *fiber.Ctx, document bool) error {
 	if len(in.image) > s.cfg.MaxImageBytes {
 		return problemf(fiber.StatusRequestEntityTooLarge, CodePayloadTooLarge, "the image exceeds %d bytes", s.cfg.MaxImageBytes)
 	}
+	if err := s.shedCapture(); err != nil {
+		return err
+	}
 	mt, err := s.cfg.Images.InspectImage(in.image)
 	if err != nil {
 		return problem(fiber.StatusUnprocessableEntity, CodeInvalidImage, "the image is not a decodable JPEG or PNG within the size limits")

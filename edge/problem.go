@@ -35,6 +35,7 @@ const (
 	CodeStepNotInFlow        = "step_not_in_flow"
 	CodeInvalidImage         = "invalid_image"
 	CodeInvalidChipData      = "invalid_chip_data"
+	CodeOverloaded           = "overloaded"
 )
 
 // ProblemTypeBase prefixes every problem "type" URI.

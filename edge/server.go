@@ -44,6 +44,11 @@ type Config struct {
 	Images         ImageInspector // nil: imagecheck.Inspect with default limits and MaxImageBytes
 	Flows          flow.Set       // zero Set: flow.Default()
 	ConsentChecker ConsentChecker // nil: tenants that require consent cannot open sessions
+	// Admission is the pipeline's backlog the edge sheds load on (admission.go); nil: the
+	// edge never sheds. MaxPipelineWait: Session Init sheds beyond it (default
+	// DefaultMaxPipelineWait; negative: never).
+	Admission       Admission
+	MaxPipelineWait time.Duration
 	// TokenSecret keys the HMACs of sdk tokens, nonces, idempotent session ids and
 	// blocklisted id numbers. At least 32 bytes.
 	TokenSecret   []byte
@@ -93,6 +98,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.QualityBudget <= 0 {
 		cfg.QualityBudget = DefaultQualityBudget
 	}
+	if cfg.MaxPipelineWait == 0 {
+		cfg.MaxPipelineWait = DefaultMaxPipelineWait
+	}
 	if cfg.MaxImageBytes <= 0 {
 		cfg.MaxImageBytes = DefaultMaxImageBytes
 	}
@@ -123,6 +131,11 @@ func New(cfg Config) (*Server, error) {
 	m, err := newMetrics(cfg.Registerer)
 	if err != nil {
 		return nil, fmt.Errorf("edge: register metrics: %w", err)
+	}
+	if cfg.Admission != nil {
+		if err := registerBacklog(cfg.Registerer, cfg.Admission); err != nil {
+			return nil, fmt.Errorf("edge: register metrics: %w", err)
+		}
 	}
 	s := &Server{
 		cfg:     cfg,

@@ -91,6 +91,9 @@ func (s *Server) createSession(c *fiber.Ctx) error {
 		}
 	}
 
+	if err := s.shedSession(); err != nil {
+		return err
+	}
 	ttl := time.Duration(p.tenant.SessionTTLSeconds) * time.Second
 	if ttl <= 0 {
 		ttl = tenant.DefaultSessionTTLSeconds * time.Second

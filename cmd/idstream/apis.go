@@ -9,13 +9,21 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/idstream/idstream"
 	"github.com/idstream/idstream/consent"
 	"github.com/idstream/idstream/edge"
 	"github.com/idstream/idstream/internal/tenant"
+	"github.com/idstream/idstream/processors/chip"
+	"github.com/idstream/idstream/processors/facematch"
+	"github.com/idstream/idstream/processors/fraud"
+	"github.com/idstream/idstream/processors/liveness"
+	"github.com/idstream/idstream/processors/ocr"
+	"github.com/idstream/idstream/processors/quality"
 	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/readmodel"
+	"github.com/idstream/idstream/stream"
 )
 
 // startConsent starts the consent API over the consent index.
@@ -74,6 +82,10 @@ func (s *Service) startEdge(topology.Node) error {
 		return err
 	}
 	s.spawn("quality replies", replies.Run)
+	admission, err := s.admission()
+	if err != nil {
+		return err
+	}
 	spec, err := idstream.OpenAPIJSON()
 	if err != nil {
 		return fmt.Errorf("openapi: %w", err)
@@ -88,12 +100,15 @@ func (s *Service) startEdge(topology.Node) error {
 		Flows:          s.flows,
 		TokenSecret:    secret,
 		QualityBudget:  s.cfg.QualityBudget,
-		Logger:         s.log.With("component", "edge"),
-		Registerer:     s.reg,
-		Gatherer:       s.reg,
-		Ready:          s.states.Ready,
-		OpenAPIJSON:    spec,
-		ConsentChecker: consent.NewChecker(consents),
+		Admission:      admission,
+		// A zero --max-pipeline-wait means no shedding, for which admission is nil.
+		MaxPipelineWait: s.cfg.MaxPipelineWait,
+		Logger:          s.log.With("component", "edge"),
+		Registerer:      s.reg,
+		Gatherer:        s.reg,
+		Ready:           s.states.Ready,
+		OpenAPIJSON:     spec,
+		ConsentChecker:  consent.NewChecker(consents),
 	})
 	if err != nil {
 		return fmt.Errorf("edge: %w", err)
@@ -105,6 +120,42 @@ func (s *Service) startEdge(topology.Node) error {
 	s.edgeLn, s.edgeAddr = ln, ln.Addr().String()
 	s.spawn("edge", func(context.Context) error { return s.edge.Listener(ln) })
 	return nil
+}
+
+// admission is the backlog the edge sheds on (edge.Admission): the consumer-group lag of
+// the groups a capture goes through, from Kafka, whichever processes run them. Nil when
+// --max-pipeline-wait is 0.
+func (s *Service) admission() (edge.Admission, error) {
+	if s.cfg.MaxPipelineWait <= 0 {
+		return nil, nil
+	}
+	groups := append([]string{quality.GroupName}, checkGroups...)
+	b, err := stream.NewBacklog(groups, backlogInterval, s.runtimeOpts("edge-backlog")...)
+	if err != nil {
+		return nil, err
+	}
+	s.spawn("backlog", b.Run)
+	return pipelineBacklog{b}, nil
+}
+
+// backlogInterval is how often the edge reads the groups' lag.
+const backlogInterval = 500 * time.Millisecond
+
+// checkGroups are the groups that take a capture after the gate, side by side.
+var checkGroups = []string{ocr.GroupName, chip.GroupName, liveness.GroupName, facematch.GroupName, fraud.GroupName}
+
+// pipelineBacklog estimates the edge's waits from the groups' backlogs: the gate's is the
+// quality group's; the pipeline's is the gate's plus the longest of the checks after it.
+type pipelineBacklog struct{ b *stream.Backlog }
+
+func (p pipelineBacklog) GateWait() time.Duration { return p.b.Wait(quality.GroupName) }
+
+func (p pipelineBacklog) PipelineWait() time.Duration {
+	var longest time.Duration
+	for _, g := range checkGroups {
+		longest = max(longest, p.b.Wait(g))
+	}
+	return p.GateWait() + longest
 }
 
 // loadTenants reads --tenants, or in dev creates (once) the sandbox tenant.

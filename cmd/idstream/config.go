@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idstream/idstream/edge"
 	"github.com/idstream/idstream/stream"
 )
 
@@ -33,6 +34,7 @@ type Config struct {
 	IdentityToken   string        // IDSTREAM_REGISTRY_TOKEN: bearer token for the registry API
 	Partitions      int           // --partitions: partition count of every topic
 	QualityBudget   time.Duration // --quality-budget: how long a step request waits for the gate
+	MaxPipelineWait time.Duration // --max-pipeline-wait: the edge sheds beyond it; 0 never sheds
 	Brokers         []string      // KAFKA_BROKERS: external cluster instead of the embedded broker
 	RegistryURL     string        // SCHEMA_REGISTRY_URL: Confluent wire format through a registry
 	TokenSecret     string        // IDSTREAM_TOKEN_SECRET: HMAC key for sdk tokens (dev: generated)
@@ -71,6 +73,11 @@ func flagSet(name string, cfg *Config) *flag.FlagSet {
 		budget = 1500 * time.Millisecond
 	}
 	fs.DurationVar(&cfg.QualityBudget, "quality-budget", budget, "how long a step waits for the quality gate (env IDSTREAM_QUALITY_BUDGET)")
+	maxWait, err := time.ParseDuration(envOr("max-pipeline-wait", edge.DefaultMaxPipelineWait.String()))
+	if err != nil {
+		maxWait = edge.DefaultMaxPipelineWait
+	}
+	fs.DurationVar(&cfg.MaxPipelineWait, "max-pipeline-wait", maxWait, "the edge answers Session Init 429 overloaded while the pipeline's estimated wait exceeds this, and a capture while the gate's exceeds --quality-budget; 0 never sheds (env IDSTREAM_MAX_PIPELINE_WAIT)")
 	cfg.Brokers = stream.BrokersFromEnv()
 	cfg.RegistryURL = os.Getenv("SCHEMA_REGISTRY_URL")
 	cfg.TokenSecret = os.Getenv("IDSTREAM_TOKEN_SECRET")
