@@ -18,6 +18,9 @@ type Admission interface {
 	// PipelineWait is the estimated wait of a session's captures, submitted now, before the
 	// pipeline has processed them (the gate, then the slowest of the checks after it).
 	PipelineWait() time.Duration
+	// Admitted tells that a session was just opened whose flow has the given number of
+	// steps: its captures will add to the backlog before any reading of it shows them.
+	Admitted(steps int)
 }
 
 // DefaultMaxPipelineWait is the pipeline wait beyond which Session Init sheds: the sessions

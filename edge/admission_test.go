@@ -15,6 +15,13 @@ import (
 type fakeBacklog struct {
 	mu             sync.Mutex
 	gate, pipeline time.Duration
+	admitted       []int
+}
+
+func (f *fakeBacklog) Admitted(steps int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.admitted = append(f.admitted, steps)
 }
 
 func (f *fakeBacklog) set(gate, pipeline time.Duration) {
@@ -54,6 +61,9 @@ func TestShedding(t *testing.T) {
 		t.Fatalf("idempotent open: %d %s", replay.status, replay.body)
 	}
 
+	if len(b.admitted) != 2 || b.admitted[0] != 3 { // the id_card flow: front, back, selfie
+		t.Fatalf("admissions told %v, want two of 3 steps", b.admitted)
+	}
 	b.set(1200*time.Millisecond, 7300*time.Millisecond)
 	produced := len(e.pub.on(schemas.TopicSessions))
 	r := e.doJSON("POST", "/v1/ekyc/sessions", keyAcme, map[string]any{"flow": "id_card"})
@@ -61,8 +71,8 @@ func TestShedding(t *testing.T) {
 	if got := r.header.Get("Retry-After"); got != "3" { // ceil(7.3 s − 5 s)
 		t.Errorf("Retry-After %q, want 3", got)
 	}
-	if n := len(e.pub.on(schemas.TopicSessions)); n != produced {
-		t.Errorf("a shed Session Init produced %d events", n-produced)
+	if n := len(e.pub.on(schemas.TopicSessions)); n != produced || len(b.admitted) != 2 {
+		t.Errorf("a shed Session Init produced %d events and told %d admissions", n-produced, len(b.admitted)-2)
 	}
 	again := e.doJSON("POST", "/v1/ekyc/sessions", keyAcme, map[string]any{"flow": "id_card"}, "Idempotency-Key", "k1")
 	if again.status != http.StatusCreated || again.json(t)["session_id"] != replay.json(t)["session_id"] {

@@ -119,6 +119,9 @@ func (s *Server) createSession(c *fiber.Ctx) error {
 	if err := s.produce(c, out); err != nil {
 		return err
 	}
+	if s.cfg.Admission != nil {
+		s.cfg.Admission.Admitted(len(fl.Steps))
+	}
 	st := openedState(ev)
 	if rec, ok := s.cfg.Sessions.(SessionRecorder); ok {
 		rec.Opened(st)

@@ -16,8 +16,11 @@ import (
 // had work. A group that has work but has made no progress since it got it is estimated at
 // the time it has been stuck. It reads the groups' committed offsets and the inputs' end
 // offsets with one admin client every interval; what it measures is what every member of the
-// group did, in whatever process. It is the signal the edge sheds load on. Safe for
-// concurrent use; Run once.
+// group did, in whatever process. It is the signal the edge sheds load on.
+//
+// The lag is counted in offsets, so a group's inputs must be written without transactions:
+// a transaction's commit marker takes an offset that no consumer commits past, which would
+// read as a record waiting for ever. Safe for concurrent use; Run once.
 type Backlog struct {
 	cfg      config
 	groups   []string
@@ -36,7 +39,18 @@ type groupRate struct {
 	at        time.Time                  // when the last sample was taken
 	rate      float64                    // records handled per second while busy (EWMA), 0 unknown
 	busySince time.Time                  // since when the group has had work without progress
+	expected  []expectation              // records announced by Expect, not yet arrived
 }
+
+// expectation is a number of records announced at a time.
+type expectation struct {
+	at time.Time
+	n  int64
+}
+
+// expectTTL bounds how long announced records count before they arrive: work announced for
+// a session its person abandons must not hold the estimate up for ever.
+const expectTTL = 30 * time.Second
 
 // backlogSmoothing weighs a new busy interval's rate against the estimate so far.
 const backlogSmoothing = 0.3
@@ -136,23 +150,58 @@ func (b *Backlog) sample(lags kadm.DescribedGroupLags, now time.Time) {
 			}
 		}
 		g.sampled, g.ends, g.lag, g.at = true, ends, lag, now
+		g.arrived(grown, now)
+	}
+}
+
+// arrived settles the oldest expectations against n records that arrived, and drops those
+// older than expectTTL.
+func (g *groupRate) arrived(n int64, now time.Time) {
+	for len(g.expected) > 0 && (n > 0 || now.Sub(g.expected[0].at) > expectTTL) {
+		e := &g.expected[0]
+		take := min(n, e.n)
+		e.n -= take
+		n -= take
+		if e.n == 0 || now.Sub(e.at) > expectTTL {
+			g.expected = g.expected[1:]
+		}
+	}
+}
+
+// Expect announces records about to be produced to group's inputs (the captures of a
+// session just admitted): they count in its estimate at once, until they arrive (or
+// expectTTL passes). Without it, everything admitted between two samples would see the
+// same, too low, estimate. An unknown group is ignored.
+func (b *Backlog) Expect(group string, records int) {
+	now := b.now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if g, ok := b.est[group]; ok && records > 0 {
+		g.expected = append(g.expected, expectation{at: now, n: int64(records)})
 	}
 }
 
 // Wait is the estimated wait of a record produced now to group's inputs: 0 when the group has
-// no backlog (or is unknown, or not sampled yet); otherwise its lag over its rate (one
-// interval while the rate is not measured yet), or the time it has had work without progress
-// when that is longer.
+// no backlog (or is unknown, or not sampled yet); otherwise its lag and the records announced
+// by Expect over its rate (one interval while the rate is not measured yet), or the time it
+// has had work without progress when that is longer.
 func (b *Backlog) Wait(group string) time.Duration {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	g, ok := b.est[group]
-	if !ok || g.lag == 0 {
+	if !ok {
+		return 0
+	}
+	work := g.lag
+	for _, e := range g.expected {
+		work += e.n
+	}
+	if work == 0 {
 		return 0
 	}
 	w := b.interval
 	if g.rate > 0 {
-		w = time.Duration(float64(g.lag) / g.rate * float64(time.Second))
+		w = time.Duration(float64(work) / g.rate * float64(time.Second))
 	}
 	if !g.busySince.IsZero() {
 		w = max(w, b.now().Sub(g.busySince))

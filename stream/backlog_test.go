@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"testing"
 	"time"
@@ -37,18 +38,36 @@ func TestBacklogEstimate(t *testing.T) {
 	if w := b.Wait("g"); w != 750*time.Millisecond {
 		t.Fatalf("wait %v, want 750ms (6 records at 8/s)", w)
 	}
+	// Two records announced count at once (8 at 8/s), and are settled when they arrive.
+	b.Expect("g", 2)
+	if w := b.Wait("g"); w != time.Second {
+		t.Fatalf("with 2 announced: wait %v, want 1s", w)
+	}
+	clock = t0.Add(1500 * time.Millisecond)
+	// They arrived, and 2 were handled in the half second: 4/s, the rate 0.3×4 + 0.7×8 = 6.8/s,
+	// 6 records wait (0.88 s; 1.18 s if the announced 2 still counted).
+	b.sample(lagOf("g", 106, 6), clock)
+	if w, want := b.Wait("g").Seconds(), 6/6.8; math.Abs(w-want) > 1e-6 {
+		t.Fatalf("announced records still counted after arriving: wait %.3fs, want %.3fs", w, want)
+	}
 	// Then nothing is handled for three seconds: stuck since the reading at t0+1s.
 	clock = t0.Add(2 * time.Second)
-	b.sample(lagOf("g", 104, 6), clock)
-	clock = t0.Add(4 * time.Second)
-	b.sample(lagOf("g", 104, 6), clock)
+	b.sample(lagOf("g", 106, 6), clock)
+	clock = t0.Add(4500 * time.Millisecond)
+	b.sample(lagOf("g", 106, 6), clock)
 	if w := b.Wait("g"); w != 3*time.Second {
 		t.Fatalf("stuck group: wait %v, want 3s", w)
 	}
 	clock = t0.Add(5 * time.Second)
-	b.sample(lagOf("g", 104, 0), clock)
+	b.sample(lagOf("g", 106, 0), clock)
 	if w := b.Wait("g"); w != 0 {
 		t.Fatalf("drained group: wait %v, want 0", w)
+	}
+	b.Expect("g", 5) // announced records that never come stop counting after expectTTL
+	clock = clock.Add(expectTTL + time.Second)
+	b.sample(lagOf("g", 106, 0), clock)
+	if w := b.Wait("g"); w != 0 {
+		t.Fatalf("expired announcements: wait %v, want 0", w)
 	}
 	if w := b.Wait("other"); w != 0 {
 		t.Fatalf("unknown group: wait %v, want 0", w)

@@ -85,7 +85,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return r.shutdown()
 		}
-		fetches := r.cl.PollRecords(ctx, 10000)
+		fetches := r.cl.PollRecords(ctx, r.maxPoll())
 		if r.ks.isKilled() {
 			return ErrKilled
 		}
@@ -115,6 +115,14 @@ func (r *Runner) Run(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// maxPoll is the most records one poll takes (WithMaxInFlight).
+func (r *Runner) maxPoll() int {
+	if r.cfg.inFlight > 0 {
+		return r.cfg.inFlight
+	}
+	return 10000
 }
 
 // shutdown leaves the group cleanly.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
+	"slices"
 
 	"github.com/idstream/idstream/internal/docread"
 	"github.com/idstream/idstream/internal/face"
@@ -67,7 +69,11 @@ func stateless(declare func(*Service) (stream.Group, error)) func(*Service, topo
 		if err := checkSpec(n, g.Inputs, g.Outputs, ""); err != nil {
 			return err
 		}
-		r, err := stream.NewRunner(g, s.groupOpts(g.Name)...)
+		opts := s.groupOpts(g.Name)
+		if slices.Contains(cpuBound, g.Name) {
+			opts = append(opts, stream.WithMaxInFlight(runtime.NumCPU()))
+		}
+		r, err := stream.NewRunner(g, opts...)
 		if err != nil {
 			return err
 		}
@@ -75,6 +81,13 @@ func stateless(declare func(*Service) (stream.Group, error)) func(*Service, topo
 		return nil
 	}
 }
+
+// cpuBound are the groups whose every record is seconds or tenths of CPU (decoding, OCR,
+// face models): each takes as many records at a time as the process has cores
+// (stream.WithMaxInFlight), so that a session's capture is not handled at a fraction of a
+// core beside every other that arrived with it. The other groups' records are mostly
+// milliseconds; they take what has arrived.
+var cpuBound = []string{quality.GroupName, ocr.GroupName, liveness.GroupName}
 
 // stateful makes the start of a stateful group from its declaration.
 func stateful(declare func(*Service) (stream.StatefulGroup, error)) func(*Service, topology.Node) error {
