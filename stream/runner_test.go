@@ -167,3 +167,51 @@ func counterValue(t *testing.T, c prometheus.Counter) float64 {
 	}
 	return m.GetCounter().GetValue()
 }
+
+// TestRunnerMaxInFlight: with WithMaxInFlight(1) a runner handles one record at a time,
+// whichever partitions its records are on, and still handles all of them.
+func TestRunnerMaxInFlight(t *testing.T) {
+	e := startBroker(t)
+	brokers := e.Addrs()
+	ensure(t, brokers, TopicSpec{Name: "m.in", Partitions: 3})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p, err := NewProducer(testOpts(brokers)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	const n = 12
+	var outs []Output
+	for i := range n {
+		outs = append(outs, Output{Topic: "m.in", Key: []byte(strconv.Itoa(i)), Value: []byte("v")})
+	}
+	if err := p.Produce(ctx, outs...); err != nil { // all there before the runner polls
+		t.Fatal(err)
+	}
+	var inFlight, most, handled atomic.Int64
+	g := Group{Name: "m.group", Inputs: []string{"m.in"}, Handler: func(context.Context, *Record) ([]Output, error) {
+		now := inFlight.Add(1)
+		for m := most.Load(); now > m && !most.CompareAndSwap(m, now); m = most.Load() {
+		}
+		time.Sleep(5 * time.Millisecond)
+		inFlight.Add(-1)
+		handled.Add(1)
+		return nil, nil
+	}}
+	r, err := NewRunner(g, testOpts(brokers, WithMaxInFlight(1))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- r.Run(runCtx) }()
+	waitFor(t, ctx, "every record handled", func() bool { return handled.Load() == n })
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if m := most.Load(); m != 1 {
+		t.Fatalf("%d records handled at once, want 1", m)
+	}
+}
