@@ -219,3 +219,20 @@ func TestTypeToldOnTheFlattenedReadingFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestNoExpiry: the text of a card that does not expire says so, also as OCR misreads it;
+// a card with an expiry date, or text without the phrase, does not.
+func TestNoExpiry(t *testing.T) {
+	for text, want := range map[string]bool{
+		"€6 giá trị đến:\nKhông thời hạn\nCỘNG HÒA XÃ HỘI": true,
+		"Có giá trị đến: KHÔNG THỜI HẠN":                   true,
+		"Co gia tri den: Khong thoi han":                   true,
+		"Có giá trị đến: Không thòi hạm":                   true, // one letter misread
+		"Có giá trị đến: 26/01/2039":                       false,
+		"Thời hạn: 2039":                                   false,
+	} {
+		if got := noExpiry(text); got != want {
+			t.Errorf("noExpiry(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
