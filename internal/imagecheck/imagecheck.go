@@ -144,16 +144,14 @@ func checkHeader(data []byte, lim Limits) (info Info, err error) {
 	return info, nil
 }
 
-// decode decodes the pixels: JPEG with libjpeg-turbo (4× faster than image/jpeg; the layouts
-// it leaves to image/jpeg, such as RGB and CMYK files, go to image/jpeg), PNG with image/png.
+// decode decodes the pixels: JPEG with libjpeg-turbo (4× faster than image/jpeg), PNG with
+// image/png. A JPEG libjpeg does not take (a layout it leaves to image/jpeg, such as RGB and
+// CMYK files, or anything it fails or warns on) goes to image/jpeg, which decides: the
+// files accepted are image/jpeg's and those libjpeg reads without a warning.
 func decode(data []byte, format string) (img image.Image, err error) {
 	if format == FormatJPEG {
-		img, err := libjpeg.Decode(data)
-		switch {
-		case err == nil:
+		if img, err := libjpeg.Decode(data); err == nil {
 			return img, nil
-		case !errors.Is(err, libjpeg.ErrUnsupported):
-			return nil, fmt.Errorf("decode %s: %w: %v", format, ErrCorrupt, err)
 		}
 	}
 	defer func() {

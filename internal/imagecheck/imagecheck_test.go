@@ -199,3 +199,32 @@ func TestBombRefusedWithoutAllocating(t *testing.T) {
 		t.Fatalf("refusing the bomb 10 times allocated %d bytes, want under 1 MiB", alloc)
 	}
 }
+
+// TestDecodeJPEGAsImageJPEGDecides: files libjpeg warns or fails on go to image/jpeg, which
+// decides, so the JPEGs accepted are those image/jpeg accepts: two stray bytes before a
+// marker (libjpeg warns, image/jpeg reads on), an unknown marker after the scan (libjpeg
+// fails in jpeg_finish_decompress), a truncated scan (both refuse).
+func TestDecodeJPEGAsImageJPEGDecides(t *testing.T) {
+	base := encodeJPEG(t)
+	dqt := bytes.Index(base, []byte{0xFF, 0xC0}) // the frame header, after the tables
+	if dqt < 0 || !bytes.HasSuffix(base, []byte{0xFF, 0xD9}) {
+		t.Fatal("unexpected encoding")
+	}
+	stray := append(append(append([]byte{}, base[:dqt]...), 0x00, 0x00), base[dqt:]...)
+	marker := append(append([]byte{}, base[:len(base)-2]...), 0xFF, 0x37, 0x00, 0x02, 0xFF, 0xD9)
+	truncated := base[:len(base)*2/3]
+	for name, data := range map[string][]byte{"stray bytes": stray, "unknown marker": marker, "truncated": truncated} {
+		_, goErr := jpeg.Decode(bytes.NewReader(data))
+		img, _, err := Decode(data, Limits{})
+		switch {
+		case goErr == nil && err != nil:
+			t.Errorf("%s: image/jpeg decodes it, Decode: %v", name, err)
+		case goErr != nil && err == nil:
+			t.Errorf("%s: image/jpeg refuses it (%v), Decode accepts", name, goErr)
+		case err == nil && img.Bounds() != testImage().Bounds():
+			t.Errorf("%s: bounds %v", name, img.Bounds())
+		case goErr != nil && !errors.Is(err, ErrCorrupt):
+			t.Errorf("%s: %v, want ErrCorrupt", name, err)
+		}
+	}
+}

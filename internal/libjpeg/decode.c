@@ -75,11 +75,12 @@ int ij_decode_raw(const unsigned char *data, size_t len, int ncomp,
 	int strides[3] = {s0, s1, s2}, rows[3] = {r0, r1, r2};
 	struct jpeg_decompress_struct cinfo;
 	ij_error err;
-	JSAMPROW *rowbuf = NULL; // every component's row pointers for one iMCU row
+	// Every component's row pointers for one iMCU row, on the stack: nothing to free when
+	// libjpeg's error_exit jumps back (v_samp_factor is at most MAX_SAMP_FACTOR, 4).
+	JSAMPROW rowbuf[3 * MAX_SAMP_FACTOR * DCTSIZE];
 	ij_setup(&cinfo, &err, msg);
 	if (setjmp(err.jump)) {
 		jpeg_destroy_decompress(&cinfo);
-		free(rowbuf);
 		return -1;
 	}
 	jpeg_create_decompress(&cinfo);
@@ -94,22 +95,20 @@ int ij_decode_raw(const unsigned char *data, size_t len, int ncomp,
 	cinfo.dct_method = JDCT_ISLOW; // the IDCT Go's image/jpeg implements
 	cinfo.do_fancy_upsampling = FALSE;
 	jpeg_start_decompress(&cinfo);
-	int per[3], total = 0;
+	int per[3];
 	for (int c = 0; c < ncomp; c++) {
 		per[c] = cinfo.comp_info[c].v_samp_factor * DCTSIZE;
+		if (per[c] < 1 || per[c] > MAX_SAMP_FACTOR * DCTSIZE) {
+			snprintf(msg, 200, "component %d: sampling factor %d", c, cinfo.comp_info[c].v_samp_factor);
+			jpeg_destroy_decompress(&cinfo);
+			return -1;
+		}
 		if (strides[c] < (int)cinfo.comp_info[c].width_in_blocks * DCTSIZE) {
 			snprintf(msg, 200, "component %d: stride %d below %d", c, strides[c],
 			         (int)cinfo.comp_info[c].width_in_blocks * DCTSIZE);
 			jpeg_destroy_decompress(&cinfo);
 			return -1;
 		}
-		total += per[c];
-	}
-	rowbuf = malloc(sizeof(JSAMPROW) * total);
-	if (rowbuf == NULL) {
-		snprintf(msg, 200, "out of memory");
-		jpeg_destroy_decompress(&cinfo);
-		return -1;
 	}
 	JSAMPARRAY comp[3];
 	for (int c = 0, k = 0; c < ncomp; c++) {
@@ -130,12 +129,10 @@ int ij_decode_raw(const unsigned char *data, size_t len, int ncomp,
 		if (jpeg_read_raw_data(&cinfo, comp, lines) == 0) {
 			snprintf(msg, 200, "suspended at scanline %u", cinfo.output_scanline);
 			jpeg_destroy_decompress(&cinfo);
-			free(rowbuf);
 			return -1;
 		}
 		if (err.warned) break;
 	}
-	free(rowbuf);
 	if (err.warned) {
 		jpeg_destroy_decompress(&cinfo);
 		return -1;

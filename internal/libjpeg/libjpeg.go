@@ -1,9 +1,11 @@
 // Package libjpeg decodes JPEG with the system's libjpeg-turbo (SIMD), 3–5× faster than Go's
 // image/jpeg, into the same images Go's decoder returns: *image.YCbCr with the file's chroma
-// subsampling (planes as stored, no colour conversion, no upsampling) or *image.Gray, sample
-// for sample equal to image/jpeg's (both use libjpeg's integer IDCT; TestMatchesImageJPEG
-// compares them). Files image/jpeg decodes otherwise (RGB, CMYK, unusual sampling factors)
-// are reported as ErrUnsupported for the caller to hand to image/jpeg.
+// subsampling (planes as stored, no colour conversion, no upsampling) or *image.Gray, laid
+// out as image/jpeg lays them out, each sample within a level or two of image/jpeg's (the
+// two IDCTs, libjpeg's integer one and the MPEG-2 reference decoder's in image/jpeg, round
+// differently; TestMatchesImageJPEG compares them). Files image/jpeg decodes otherwise (RGB,
+// CMYK, unusual sampling factors) are reported as ErrUnsupported for the caller to hand to
+// image/jpeg.
 //
 // It is a decoder of untrusted bytes: libjpeg's fatal errors return an error instead of
 // exiting, and so does any warning (truncated data, a bad Huffman code, extraneous bytes),

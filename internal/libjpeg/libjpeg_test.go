@@ -119,3 +119,17 @@ func TestMatchesImageJPEG(t *testing.T) {
 		t.Fatalf("only %d images compared", compared)
 	}
 }
+
+// TestErrorsAfterTheScan: libjpeg's fatal error in jpeg_finish_decompress (an unknown marker
+// between the scan and the end of the image) comes back as ErrCorrupt, with nothing freed
+// twice (the row pointers live on the C stack).
+func TestErrorsAfterTheScan(t *testing.T) {
+	data, err := os.ReadFile("testdata/video-001.jpeg")
+	if err != nil || !bytes.HasSuffix(data, []byte{0xFF, 0xD9}) {
+		t.Fatalf("test image: %v", err)
+	}
+	bad := append(append([]byte{}, data[:len(data)-2]...), 0xFF, 0x37, 0x00, 0x02, 0xFF, 0xD9)
+	if _, err := Decode(bad); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("unknown marker after the scan: %v, want ErrCorrupt", err)
+	}
+}
