@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -34,13 +35,16 @@ type Backlog struct {
 // groupRate is what Backlog knows of one group.
 type groupRate struct {
 	sampled   bool
-	ends      map[string]map[int32]int64 // end offset per topic and partition, last sample
-	lag       int64                      // records waiting at the last sample
-	at        time.Time                  // when the last sample was taken
-	rate      float64                    // records handled per second while busy (EWMA), 0 unknown
-	busySince time.Time                  // since when the group has had work without progress
-	expected  []expectation              // records announced by Expect, not yet arrived
+	parts     map[string]map[int32]partReading // per topic and partition, last sample
+	lag       int64                            // records waiting at the last sample
+	at        time.Time                        // when the last sample was taken
+	rate      float64                          // records handled per second while busy (EWMA), 0 unknown
+	busySince time.Time                        // since when the group has had work without progress
+	expected  []expectation                    // records announced by Expect, not yet arrived
 }
+
+// partReading is one partition's end offset and lag at a sample.
+type partReading struct{ end, lag int64 }
 
 // expectation is a number of records announced at a time.
 type expectation struct {
@@ -48,9 +52,16 @@ type expectation struct {
 	n  int64
 }
 
-// expectTTL bounds how long announced records count before they arrive: work announced for
-// a session its person abandons must not hold the estimate up for ever.
-const expectTTL = 30 * time.Second
+// expectTTL bounds how long announced records count before they arrive. It covers the burst
+// Expect is for (sessions admitted between two samples whose captures follow at once) and
+// not a person's pace: captures that come tens of seconds after their session was admitted
+// are counted when they arrive, and work announced for an abandoned session soon stops
+// counting.
+const expectTTL = 5 * time.Second
+
+// backlogSampleTimeout bounds one reading: a broker that does not answer leaves the last
+// estimates, which age (a stuck group's wait grows with the time it has been stuck).
+const backlogSampleTimeout = 5 * time.Second
 
 // backlogSmoothing weighs a new busy interval's rate against the estimate so far.
 const backlogSmoothing = 0.3
@@ -88,7 +99,10 @@ func (b *Backlog) Run(ctx context.Context) error {
 	t := time.NewTicker(b.interval)
 	defer t.Stop()
 	for {
-		lags, err := adm.Lag(ctx, b.groups...)
+		// A clone: kadm reuses the slice it is given for the groups it could describe.
+		sctx, cancel := context.WithTimeout(ctx, backlogSampleTimeout)
+		lags, err := adm.Lag(sctx, slices.Clone(b.groups)...)
+		cancel()
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -105,35 +119,39 @@ func (b *Backlog) Run(ctx context.Context) error {
 	}
 }
 
-// sample folds one reading of the groups' lags in.
+// sample folds one reading of the groups' lags in. What arrived and what was handled are
+// counted on the partitions read both now and at the last sample (a partition missing from
+// one reading, its leader moving, would otherwise read as records arriving or handled); the
+// lag is every partition's read now. A group missing from the reading keeps its estimate,
+// but what it was told to expect still expires.
 func (b *Backlog) sample(lags kadm.DescribedGroupLags, now time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for group, g := range b.est {
 		l, ok := lags[group]
 		if !ok || l.Error() != nil {
+			g.arrived(0, now)
 			continue
 		}
-		var lag int64
-		ends := map[string]map[int32]int64{}
-		var grown int64 // records added to the inputs since the last sample
-		for topic, parts := range l.Lag {
-			ends[topic] = map[int32]int64{}
-			for p, ml := range parts {
+		var lag, grown, handled int64
+		parts := map[string]map[int32]partReading{}
+		for topic, ps := range l.Lag {
+			parts[topic] = map[int32]partReading{}
+			for p, ml := range ps {
 				if ml.Err != nil {
 					continue
 				}
-				ends[topic][p] = ml.End.Offset
-				if prev, ok := g.ends[topic][p]; ok && ml.End.Offset > prev {
-					grown += ml.End.Offset - prev
-				}
-				if ml.Lag > 0 {
-					lag += ml.Lag
+				cur := partReading{end: ml.End.Offset, lag: max(ml.Lag, 0)}
+				parts[topic][p] = cur
+				lag += cur.lag
+				if prev, ok := g.parts[topic][p]; ok {
+					arrived := max(cur.end-prev.end, 0)
+					grown += arrived
+					handled += arrived - (cur.lag - prev.lag) // what arrived, less what waits in addition
 				}
 			}
 		}
 		if g.sampled {
-			handled := grown - (lag - g.lag) // what arrived, less what still waits in addition
 			if dt := now.Sub(g.at).Seconds(); dt > 0 && g.lag > 0 && handled > 0 {
 				r := float64(handled) / dt
 				if g.rate == 0 {
@@ -145,11 +163,13 @@ func (b *Backlog) sample(lags kadm.DescribedGroupLags, now time.Time) {
 			switch {
 			case lag == 0 || handled > 0:
 				g.busySince = time.Time{}
+			case g.busySince.IsZero() && g.lag == 0:
+				g.busySince = now // the work came since the last sample
 			case g.busySince.IsZero():
 				g.busySince = g.at
 			}
 		}
-		g.sampled, g.ends, g.lag, g.at = true, ends, lag, now
+		g.sampled, g.parts, g.lag, g.at = true, parts, lag, now
 		g.arrived(grown, now)
 	}
 }

@@ -135,3 +135,31 @@ func TestBacklogOfRunner(t *testing.T) {
 		return b.Wait("b.group") == 0
 	})
 }
+
+// TestBacklogPartitionMissing: a partition missing from one reading (its leader moving) is
+// neither records handled nor records arrived; a group missing from a reading keeps its
+// estimate while what it was told to expect still expires.
+func TestBacklogPartitionMissing(t *testing.T) {
+	b, err := NewBacklog([]string{"g"}, time.Second, WithBrokers([]string{"127.0.0.1:1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1000, 0)
+	b.now = func() time.Time { return t0.Add(time.Second) }
+	two := kadm.DescribedGroupLags{"g": {Group: "g", Lag: kadm.GroupLag{"in": {
+		0: {Topic: "in", Partition: 0, End: kadm.ListedOffset{Offset: 100}, Lag: 10},
+		1: {Topic: "in", Partition: 1, End: kadm.ListedOffset{Offset: 100}, Lag: 10},
+	}}}}
+	b.sample(two, t0)
+	// Partition 1 unread a second later; partition 0 handled 5 of its 10: 5/s, 5 waiting.
+	b.sample(lagOf("g", 100, 5), t0.Add(time.Second))
+	if w := b.Wait("g"); w != time.Second {
+		t.Fatalf("wait %v, want 1s (5 records at 5/s; 15/s if the unread partition counted as handled)", w)
+	}
+	b.Expect("g", 5)
+	b.now = func() time.Time { return t0.Add(10 * time.Second) }
+	b.sample(kadm.DescribedGroupLags{}, t0.Add(10*time.Second)) // the group not in the reading
+	if w := b.Wait("g"); w != time.Second {
+		t.Fatalf("group missing from a reading: wait %v, want the last estimate, 1s, its announced records expired", w)
+	}
+}

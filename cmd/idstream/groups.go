@@ -71,7 +71,7 @@ func stateless(declare func(*Service) (stream.Group, error)) func(*Service, topo
 		}
 		opts := s.groupOpts(g.Name)
 		if slices.Contains(cpuBound, g.Name) {
-			opts = append(opts, stream.WithMaxInFlight(runtime.NumCPU()))
+			opts = append(opts, stream.WithMaxInFlight(runtime.GOMAXPROCS(0)))
 		}
 		r, err := stream.NewRunner(g, opts...)
 		if err != nil {
