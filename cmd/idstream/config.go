@@ -35,6 +35,7 @@ type Config struct {
 	Partitions      int           // --partitions: partition count of every topic
 	QualityBudget   time.Duration // --quality-budget: how long a step request waits for the gate
 	MaxPipelineWait time.Duration // --max-pipeline-wait: the edge sheds beyond it; 0 never sheds
+	PprofAddr       string        // --pprof-addr: Go's profiles of the process (empty: off)
 	Brokers         []string      // KAFKA_BROKERS: external cluster instead of the embedded broker
 	RegistryURL     string        // SCHEMA_REGISTRY_URL: Confluent wire format through a registry
 	TokenSecret     string        // IDSTREAM_TOKEN_SECRET: HMAC key for sdk tokens (dev: generated)
@@ -64,6 +65,7 @@ func flagSet(name string, cfg *Config) *flag.FlagSet {
 	str(&cfg.ConsentConfig, "consent-config", "", "consent (CMP) configuration YAML (default: the embedded one)")
 	str(&cfg.RegistryAddr, "registry-addr", "127.0.0.1:8082", "sandbox registry listen address (dev, registry-sandbox)")
 	str(&cfg.IdentityURL, "registry-url", "", "base URL of the identity registry API (dev: its sandbox)")
+	str(&cfg.PprofAddr, "pprof-addr", "", "serve Go's profiles (net/http/pprof) on this address, e.g. 127.0.0.1:6060; unauthenticated, keep it private; empty: off")
 	host, _ := os.Hostname()
 	str(&cfg.InstanceID, "instance-id", host, "stable id of this replica, unique among the replicas of a group; a restarted replica with the same id fences its crashed predecessor's open transaction at once")
 	parts, _ := strconv.Atoi(envOr("partitions", "6"))

@@ -53,6 +53,8 @@ type Service struct {
 	edgeLn   net.Listener
 	edgeAddr string
 
+	pprofAddr string // where --pprof-addr serves (startPprof)
+
 	faces      map[string]*face.Engine // per group that looks at faces (faceEngine)
 	ocrReader  *docread.Reader         // the ocr group's Tesseract clients, closed after the groups stop
 	clickhouse *chserver.Server        // the local ClickHouse dev starts
@@ -97,6 +99,11 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 	}()
 	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	s.metrics = stream.NewMetrics(s.reg)
+	if cfg.PprofAddr != "" {
+		if err := s.startPprof(cfg.PprofAddr); err != nil {
+			return s, err
+		}
+	}
 
 	s.brokers = cfg.Brokers
 	if len(s.brokers) == 0 {
