@@ -36,6 +36,8 @@ type benchOptions struct {
 	timeout, poll        time.Duration
 	cores                int
 	out                  string
+	webhookAddr          string
+	hook                 *webhookReceiver // the receiver of --webhook-addr, nil without
 }
 
 // runBench is `idstream bench`: it drives whole verification sessions of one flow through a
@@ -44,11 +46,12 @@ type benchOptions struct {
 // flight (--concurrency, closed loop) or an arrival rate (--rate, open loop: a session
 // starts every 1/rate seconds whatever the service does). Per level it reports sessions per
 // second, the gate's answer p50/p99 (upload → answer), last capture → decision p50/p99 (as
-// Data Get first shows it, polled every --poll), Data Get p99, 429s and errors, and the CPU
-// the service spent per session, by group (from the metrics of every --metrics URL, read
-// before and after the level). The first level, when it runs one session at a time, gives
-// the compute limit: the cores over the CPU of one session run alone. It prints a table and
-// writes bench.json and latency.png under --out. The sessions' images come from a labelled
+// Data Get first shows it, polled every --poll), last capture → the session-completed
+// webhook received p50/p99 (by a receiver on --webhook-addr given as each session's
+// webhook_url), Data Get p99, 429s and errors, and the CPU the service spent per session,
+// by group (from the metrics of every --metrics URL, read before and after the level). The
+// first level, when it runs one session at a time, gives the compute limit: the cores over
+// the CPU of one session run alone. It prints a table and writes bench.json and latency.png under --out. The sessions' images come from a labelled
 // corpus (--corpus, or --build N to write one first, as `idstream eval` does); a document is
 // sent again and again, so the fraud checks reject repeats: the bench measures load, not
 // accuracy.
@@ -72,6 +75,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.DurationVar(&o.poll, "poll", 50*time.Millisecond, "how often Data Get is asked while waiting for the decision")
 	fs.IntVar(&o.cores, "cores", runtime.NumCPU(), "the service's cores, for the compute limit")
 	fs.StringVar(&o.out, "out", "bench-report", "directory for bench.json and latency.png")
+	fs.StringVar(&o.webhookAddr, "webhook-addr", "127.0.0.1:0", "where to receive the sessions' webhooks, given to each session as its webhook_url (the dev sandbox tenant may call private addresses); empty: no webhooks")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -116,6 +120,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	work, err := benchWork(c, o.flow)
 	if err != nil {
 		return err
+	}
+	if o.webhookAddr != "" {
+		if o.hook, err = startWebhookReceiver(o.webhookAddr); err != nil {
+			return err
+		}
+		defer o.hook.Close()
 	}
 	cl := &evalClient{base: strings.TrimRight(o.url, "/"), http: &http.Client{Timeout: 30 * time.Second}, corpus: c}
 	var sums []loadbench.Summary
@@ -335,8 +345,12 @@ func benchSession(ctx context.Context, cl *evalClient, o benchOptions, c benchCa
 		Steps     []string `json:"steps"`
 		SDKToken  string   `json:"sdk_token"`
 	}
+	initBody := map[string]string{"flow": o.flow}
+	if o.hook != nil {
+		initBody["webhook_url"] = o.hook.url
+	}
 	res, err := send(func() (edgeAnswer, error) {
-		return cl.do(ctx, http.MethodPost, "/v1/ekyc/sessions", o.apiKey, map[string]string{"flow": o.flow})
+		return cl.do(ctx, http.MethodPost, "/v1/ekyc/sessions", o.apiKey, initBody)
 	})
 	if err == nil && res.status != http.StatusCreated {
 		err = fmt.Errorf("HTTP %d: %.200s", res.status, res.body)
@@ -390,6 +404,13 @@ func benchSession(ctx context.Context, cl *evalClient, o benchOptions, c benchCa
 		switch view.Status {
 		case "verified", "rejected":
 			s.Decision = time.Since(last)
+			if o.hook != nil {
+				at, err := o.hook.wait(ctx, init.SessionID, deadline)
+				if err != nil {
+					return fail(fmt.Errorf("webhook: %w", err))
+				}
+				s.Webhook = at.Sub(last)
+			}
 			return s
 		case "expired", "cancelled":
 			return fail(fmt.Errorf("the session ended %s", view.Status))

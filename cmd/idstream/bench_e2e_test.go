@@ -19,11 +19,12 @@ import (
 
 // TestBenchCommand is `idstream bench` against a running service: two levels of two id_card
 // sessions each, from a corpus of the independent renderer. It asserts what the figures are
-// made of, not the figures: every session decided without error, the gate and the decision
-// timed, the CPU read from the service's metrics and divided among the groups that did the
-// work, a compute limit from the first level, the JSON and the plot written.
+// made of, not the figures: every session decided without error, the gate, the decision and
+// the webhook (the webhook sink runs; the bench receives) timed, the CPU read from the
+// service's metrics and divided among the groups that did the work, a compute limit from the
+// first level, the JSON and the plot written.
 func TestBenchCommand(t *testing.T) {
-	s := testService(t, allGroups)
+	s := testService(t, allGroups, func(c *Config) { c.Sinks = []string{"webhook"} })
 	key := newClient(t, s).key
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus")
@@ -61,8 +62,9 @@ func TestBenchCommand(t *testing.T) {
 		if l.Sessions != 2 || l.Decided != 2 || l.Errors != 0 {
 			t.Errorf("level ×%g: %d sessions, %d decided, %d errors; want 2, 2, 0", l.Offered, l.Sessions, l.Decided, l.Errors)
 		}
-		if !(l.GateP50 > 0) || !(l.DecisionP99 > 0) || !(l.PerSecond > 0) {
-			t.Errorf("level ×%g: gate p50 %v ms, decision p99 %v ms, %v sessions/s; want all measured", l.Offered, l.GateP50, l.DecisionP99, l.PerSecond)
+		if !(l.GateP50 > 0) || !(l.DecisionP99 > 0) || !(l.WebhookP99 > 0) || !(l.PerSecond > 0) {
+			t.Errorf("level ×%g: gate p50 %v ms, decision p99 %v ms, webhook p99 %v ms, %v sessions/s; want all measured",
+				l.Offered, l.GateP50, l.DecisionP99, l.WebhookP99, l.PerSecond)
 		}
 		for _, g := range []string{"quality", "ocr", "liveness", "facematch"} {
 			if runtime.GOOS != "linux" {

@@ -22,6 +22,7 @@ const (
 type Session struct {
 	Gate     []time.Duration // each capture's upload → the gate's answer
 	Decision time.Duration   // the last capture's answer → Data Get first shows the decision; 0 when undecided
+	Webhook  time.Duration   // the last capture's answer → the session-completed webhook received; 0 when none was
 	DataGet  []time.Duration // every Data Get the bench made while waiting
 	Status   string          // the session's last status ("verified", "rejected", …)
 	Shed     int             // requests answered 429 (and sent again after Retry-After)
@@ -52,6 +53,8 @@ type Summary struct {
 	GateP99            Millis             `json:"gate_p99_ms"`
 	DecisionP50        Millis             `json:"decision_p50_ms"`
 	DecisionP99        Millis             `json:"decision_p99_ms"`
+	WebhookP50         Millis             `json:"webhook_p50_ms"` // last capture → webhook received; null without a receiver
+	WebhookP99         Millis             `json:"webhook_p99_ms"`
 	DataGetP99         Millis             `json:"data_get_p99_ms"`
 	CPUPerSession      float64            `json:"cpu_s_per_session"`
 	GroupCPUPerSession map[string]float64 `json:"group_cpu_s_per_session"`
@@ -74,7 +77,7 @@ func (m Millis) MarshalJSON() ([]byte, error) {
 // sessions per second count decided sessions over the level's wall time.
 func Summarise(l Level) Summary {
 	s := Summary{Mode: l.Mode, Offered: l.Offered, Flow: l.Flow, Sessions: len(l.Sessions)}
-	var gate, decision, get []time.Duration
+	var gate, decision, hook, get []time.Duration
 	for _, ses := range l.Sessions {
 		gate = append(gate, ses.Gate...)
 		get = append(get, ses.DataGet...)
@@ -86,12 +89,16 @@ func Summarise(l Level) Summary {
 			s.Decided++
 			decision = append(decision, ses.Decision)
 		}
+		if ses.Webhook > 0 {
+			hook = append(hook, ses.Webhook)
+		}
 	}
 	if l.Wall > 0 {
 		s.PerSecond = float64(s.Decided) / l.Wall.Seconds()
 	}
 	s.GateP50, s.GateP99 = Percentile(gate, 0.50), Percentile(gate, 0.99)
 	s.DecisionP50, s.DecisionP99 = Percentile(decision, 0.50), Percentile(decision, 0.99)
+	s.WebhookP50, s.WebhookP99 = Percentile(hook, 0.50), Percentile(hook, 0.99)
 	s.DataGetP99 = Percentile(get, 0.99)
 	if n := float64(len(l.Sessions)); n > 0 {
 		s.CPUPerSession = l.CPU.Process / n

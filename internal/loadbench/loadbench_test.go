@@ -48,8 +48,8 @@ func TestPercentile(t *testing.T) {
 func TestSummarise(t *testing.T) {
 	l := Level{Mode: Closed, Offered: 2, Flow: "id_card", Wall: 4 * time.Second,
 		Sessions: []Session{
-			{Gate: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond}, Decision: time.Second, Status: "verified", DataGet: []time.Duration{5 * time.Millisecond}},
-			{Gate: []time.Duration{300 * time.Millisecond}, Decision: 3 * time.Second, Status: "rejected", Shed: 2},
+			{Gate: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond}, Decision: time.Second, Webhook: 1100 * time.Millisecond, Status: "verified", DataGet: []time.Duration{5 * time.Millisecond}},
+			{Gate: []time.Duration{300 * time.Millisecond}, Decision: 3 * time.Second, Webhook: 2900 * time.Millisecond, Status: "rejected", Shed: 2},
 			{Gate: []time.Duration{400 * time.Millisecond}, Status: "processing", Err: "not decided"},
 			{Status: "verified", Decision: 2 * time.Second},
 		},
@@ -62,7 +62,9 @@ func TestSummarise(t *testing.T) {
 	if s.PerSecond != 0.75 {
 		t.Errorf("%v sessions/s, want 0.75 (3 decided in 4 s)", s.PerSecond)
 	}
-	if s.DecisionP50 != 2000 || s.DecisionP99 != 3000 || s.GateP50 != 200 || s.GateP99 != 400 || s.DataGetP99 != 5 {
+	if s.DecisionP50 != 2000 || s.DecisionP99 != 3000 || s.GateP50 != 200 || s.GateP99 != 400 || s.DataGetP99 != 5 ||
+		s.WebhookP50 != 1100 || s.WebhookP99 != 2900 { // the sessions without a webhook do not count
+
 		t.Errorf("latencies %+v", s)
 	}
 	if s.CPUPerSession != 2 || s.GroupCPUPerSession["ocr"] != 1 || s.GroupCPUPerSession["quality"] != 0.25 || s.OtherCPUPerSession != 0.75 {

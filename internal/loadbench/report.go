@@ -20,14 +20,14 @@ import (
 // limit, when known), the latencies and each group's CPU per session.
 func WriteTable(w io.Writer, sums []Summary, limit float64) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "load\tsessions\tdecided\terrors\t429s\tsessions/s\tof limit\tgate p50 ms\tgate p99 ms\tdecision p50 ms\tdecision p99 ms\tData Get p99 ms\tCPU-s/session\t")
+	fmt.Fprintln(tw, "load\tsessions\tdecided\terrors\t429s\tsessions/s\tof limit\tgate p50 ms\tgate p99 ms\tdecision p50 ms\tdecision p99 ms\twebhook p50 ms\twebhook p99 ms\tData Get p99 ms\tCPU-s/session\t")
 	for _, s := range sums {
 		share := "—"
 		if !math.IsNaN(limit) && limit > 0 {
 			share = fmt.Sprintf("%.0f %%", 100*s.PerSecond/limit)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t\n", load(s), s.Sessions, s.Decided, s.Errors, s.Shed,
-			s.PerSecond, share, ms(s.GateP50), ms(s.GateP99), ms(s.DecisionP50), ms(s.DecisionP99), ms(s.DataGetP99), s.CPUPerSession)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t\n", load(s), s.Sessions, s.Decided, s.Errors, s.Shed,
+			s.PerSecond, share, ms(s.GateP50), ms(s.GateP99), ms(s.DecisionP50), ms(s.DecisionP99), ms(s.WebhookP50), ms(s.WebhookP99), ms(s.DataGetP99), s.CPUPerSession)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
