@@ -142,7 +142,7 @@ const backlogInterval = 500 * time.Millisecond
 // checkGroups are the groups that take a capture after the gate, side by side, whose backlog
 // the edge weighs. Face match and fraud are left out: they read the session-state topic,
 // which is written in transactions (stream.Backlog cannot count its lag), and they are light
-// (0.06 and 0.15 CPU-s per id_card session against OCR's 1.3 in `make bench-e2e`).
+// (0.06 and 0.14 CPU-s per id_card session against OCR's 0.7 in `make bench-e2e`).
 var checkGroups = []string{ocr.GroupName, chip.GroupName, liveness.GroupName}
 
 // pipelineBacklog estimates the edge's waits from the groups' backlogs: the gate's is the
