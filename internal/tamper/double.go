@@ -1,6 +1,10 @@
 package tamper
 
-import "math"
+import (
+	"math"
+	"slices"
+	"sort"
+)
 
 // DoubleCompression is the result of the double-JPEG-compression analysis.
 //
@@ -69,11 +73,9 @@ func AnalyzeDoubleCompression(y *Plane, q [64]uint16) DoubleCompression {
 	for i, f := range freqs {
 		q2 := float64(q[f])
 		obs := histogram(len(aligned[i]), func(k int) float64 { return math.Round(aligned[i][k] / q2) })
-		simulate := func(q1 float64) []float64 {
-			return histogram(len(shifted[i]), func(k int) float64 {
-				return math.Round(math.Round(shifted[i][k]/q1) * q1 / q2)
-			})
-		}
+		sorted := slices.Clone(shifted[i])
+		slices.Sort(sorted)
+		simulate := func(q1 float64) []float64 { return requantised(sorted, q1, q2) }
 		single := sqErr(obs, simulate(q2))
 		best, bestQ := math.Inf(1), 0
 		for q1 := 1; q1 <= 3*int(q2)+8 && q1 <= 127; q1++ {
@@ -127,6 +129,42 @@ func histogram(n int, value func(k int) float64) []float64 {
 		v = max(-histHalf, min(histHalf, v))
 		h[v+histHalf]++
 	}
+	for i := range h {
+		h[i] /= float64(n)
+	}
+	return h
+}
+
+// requantised is histogram(len(sorted), k → round(round(sorted[k]/q1)·q1/q2)), the
+// coefficients quantised with q1 then with q2, computed from the sorted coefficients without
+// touching each for each q1: those whose first quantisation is j are a run of sorted, whose
+// ends a binary search with the same rounding finds; the runs whose second quantisation falls
+// beyond the outer bins are counted at once. Same bins, same counts (TestRequantised), in
+// O(q2/q1 · log n) instead of O(n) per candidate q1.
+func requantised(sorted []float64, q1, q2 float64) []float64 {
+	h := make([]float64, 2*histHalf+1)
+	n := len(sorted)
+	if n == 0 {
+		return h
+	}
+	// from is the first index whose first quantisation is at least j.
+	from := func(j float64) int {
+		return sort.Search(n, func(i int) bool { return math.Round(sorted[i]/q1) >= j })
+	}
+	bin := func(j float64) int {
+		return max(-histHalf, min(histHalf, int(math.Round(j*q1/q2)))) + histHalf
+	}
+	// Every j below lo lands in the first bin, every j above hi in the last.
+	lo := math.Floor(-(histHalf + 1) * q2 / q1)
+	hi := math.Ceil((histHalf + 1) * q2 / q1)
+	start := from(lo)
+	h[0] += float64(start)
+	for j := lo; j <= hi; j++ {
+		end := from(j + 1)
+		h[bin(j)] += float64(end - start)
+		start = end
+	}
+	h[2*histHalf] += float64(n - start)
 	for i := range h {
 		h[i] /= float64(n)
 	}
