@@ -238,6 +238,12 @@ func (ix *layoutIndex) matchAt(r, p int, lv labelVariant) (labelMatch, bool) {
 				// over "điểm" read again as a word of its own) is no part of the label.
 				continue
 			}
+			if first := ix.words[row[p]].Box; 2*w.Box.Dy() < h && 2*w.Box.Max.Y < first.Min.Y+first.Max.Y {
+				// Nor is a sliver above the label's middle, less than half its height
+				// ("Đặc X5 điểm nhân dạng", the marks over "Đặc điểm" read as a word 7 pixels
+				// high; a short word on the line, "xe" after "Tên chủ", is part of it).
+				continue
+			}
 			if w.Box.Min.X-prev.Max.X > 2*max(h, w.Box.Dy()) {
 				break // a gap: the next word is not part of the label
 			}

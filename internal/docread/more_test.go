@@ -981,3 +981,35 @@ func TestLabelsEnglishHalfUnmatched(t *testing.T) {
 	ws = wordsInRow(40, 300, "Quê", "quán", "/", "Place", "of", "‹-...n.", "X.", "Tân", "Thạch,", "Châu", "Thành,", "Bến", "Tre")
 	checkLabelledValues(t, ws, map[string]string{"place_of_origin": "X. Tân Thạch, Châu Thành, Bến Tre"})
 }
+
+// TestSliverInsideALabel: the marks over "Đặc điểm" read as a word 7 pixels high ("X5",
+// sorted between the label's words; the bench corpus's 12-digit card back doc00096) are no
+// part of the label, which is found and its marks read on the line below; a short word on
+// the label's own line ("xe" of "Tên chủ xe", half the height of "Tên") still is part of
+// its label, and the owner's name after it keeps its first word.
+func TestSliverInsideALabel(t *testing.T) {
+	w := func(text string, x0, y0, x1, y1 int) Word {
+		return Word{Text: text, Box: image.Rect(x0, y0, x1, y1), Conf: 0.95}
+	}
+	ws := []Word{
+		w("Đặc", 63, 96, 106, 119), w("X5", 84, 92, 146, 99), w("điểm", 114, 95, 165, 115),
+		w("nhân", 174, 95, 225, 114), w("dạng:", 234, 95, 292, 119),
+		w("Seo", 65, 137, 103, 159), w("chấm", 112, 135, 169, 155), w("C", 177, 136, 193, 155),
+		w("1cm", 206, 136, 247, 155), w("trên", 256, 135, 296, 155),
+		w("Tên", 60, 300, 90, 316), w("chủ", 95, 301, 126, 316), w("xe:", 131, 308, 152, 316),
+		w("LÃ", 160, 296, 185, 318), w("THỊ", 191, 298, 222, 318), w("NGÂN", 228, 296, 280, 318),
+	}
+	ix := analyse(ws)
+	marks, owner := "", ""
+	for gi, g := range ix.groups {
+		switch g.field {
+		case "identifying_marks":
+			marks = ix.valueOf(gi, true, true).text(ws)
+		case "owner":
+			owner = ix.valueOf(gi, false, false).text(ws)
+		}
+	}
+	if marks != "Seo chấm C 1cm trên" || owner != "LÃ THỊ NGÂN" {
+		t.Fatalf("marks %q, owner %q; want the line below the marks' label and the whole name:\n%s", marks, owner, ix.dump())
+	}
+}
