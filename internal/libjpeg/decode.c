@@ -61,9 +61,6 @@ int ij_read_header(const unsigned char *data, size_t len, ij_header *hdr, char *
 		hdr->h[c] = cinfo.comp_info[c].h_samp_factor;
 		hdr->v[c] = cinfo.comp_info[c].v_samp_factor;
 	}
-	hdr->max_h = cinfo.max_h_samp_factor;
-	hdr->max_v = cinfo.max_v_samp_factor;
-	hdr->progressive = cinfo.progressive_mode;
 	jpeg_destroy_decompress(&cinfo);
 	return 0;
 }

@@ -8,8 +8,6 @@ typedef struct {
 	int components;     // 1 or 3
 	int ycbcr;          // 1 when the colour space is YCbCr (3 components) or grey (1)
 	int h[3], v[3];     // sampling factors per component
-	int max_h, max_v;
-	int progressive;
 } ij_header;
 
 // ij_read_header fills hdr from the JPEG in data. Returns 0, or -1 with msg (≥ 200 bytes)

@@ -42,7 +42,6 @@ type Header struct {
 	Width, Height int
 	Components    int
 	Ratio         image.YCbCrSubsampleRatio // for 3 components
-	Progressive   bool
 	supported     bool
 	h0, v0        int
 }
@@ -59,7 +58,7 @@ func ReadHeader(data []byte) (Header, error) {
 		return Header{}, fmt.Errorf("%w: %s", ErrCorrupt, C.GoString(msg))
 	}
 	h := Header{Width: int(hdr.width), Height: int(hdr.height), Components: int(hdr.components),
-		Progressive: hdr.progressive != 0, h0: int(hdr.h[0]), v0: int(hdr.v[0])}
+		h0: int(hdr.h[0]), v0: int(hdr.v[0])}
 	switch {
 	case hdr.ycbcr == 0:
 	case h.Components == 1:
