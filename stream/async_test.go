@@ -86,11 +86,7 @@ func TestAsyncRunner(t *testing.T) {
 	ensure(t, brokers, TopicSpec{Name: "a.in", Partitions: 1})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	p, err := NewProducer(testOpts(brokers)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := testProducer(t, brokers)
 	for range 5 {
 		if err := p.Produce(ctx, Output{Topic: "a.in", Key: []byte("k"), Value: []byte("v")}); err != nil {
 			t.Fatal(err)
@@ -156,11 +152,7 @@ func TestAsyncRunnerRebalance(t *testing.T) {
 	ensure(t, brokers, TopicSpec{Name: "b.in", Partitions: 4})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	p, err := NewProducer(testOpts(brokers)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := testProducer(t, brokers)
 	produce := func(from, to int) {
 		for i := from; i < to; i++ {
 			if err := p.Produce(ctx, Output{Topic: "b.in", Key: fmt.Appendf(nil, "k%d", i), Value: []byte("v")}); err != nil {

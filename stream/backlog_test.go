@@ -113,11 +113,7 @@ func TestBacklogOfRunner(t *testing.T) {
 	defer stopBacklog()
 	go func() { _ = b.Run(bctx) }()
 
-	p, err := NewProducer(testOpts(brokers)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := testProducer(t, brokers)
 	var outs []Output
 	for i := range 6 {
 		outs = append(outs, Output{Topic: "b.in", Key: []byte("k" + strconv.Itoa(i)), Value: []byte("v")})

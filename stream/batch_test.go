@@ -72,11 +72,7 @@ func (b *batchRecorder) waitFor(t *testing.T, n int) {
 
 func produceValues(t *testing.T, brokers []string, topic string, from, to int) {
 	t.Helper()
-	p, err := NewProducer(testOpts(brokers)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := testProducer(t, brokers)
 	var outs []Output
 	for i := from; i < to; i++ {
 		outs = append(outs, Output{Topic: topic, Key: []byte("k" + strconv.Itoa(i%7)), Value: []byte(strconv.Itoa(i))})

@@ -45,6 +45,17 @@ func testOpts(brokers []string, extra ...Option) []Option {
 	return append(o, extra...)
 }
 
+// testProducer is a producer with the test options, closed when the test ends.
+func testProducer(t testing.TB, brokers []string) *Producer {
+	t.Helper()
+	p, err := NewProducer(testOpts(brokers)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
 func ensure(t testing.TB, brokers []string, specs ...TopicSpec) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

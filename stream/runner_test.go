@@ -34,11 +34,7 @@ func TestRunnerAtLeastOnceAndDLQ(t *testing.T) {
 		}
 		outs = append(outs, Output{Topic: "r.in", Key: []byte(fmt.Sprintf("k%d", i%7)), Value: []byte(v)})
 	}
-	p, err := NewProducer(testOpts(brokers)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := testProducer(t, brokers)
 	if err := p.Produce(ctx, outs...); err != nil {
 		t.Fatal(err)
 	}
@@ -176,11 +172,7 @@ func TestRunnerMaxInFlight(t *testing.T) {
 	ensure(t, brokers, TopicSpec{Name: "m.in", Partitions: 3})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	p, err := NewProducer(testOpts(brokers)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := testProducer(t, brokers)
 	const n = 12
 	var outs []Output
 	for i := range n {

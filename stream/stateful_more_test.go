@@ -72,11 +72,7 @@ func TestStatefulDeadLetter(t *testing.T) {
 		outs = append(outs, Output{Topic: "d.in", Key: []byte("k"), Value: []byte(v),
 			Headers: []Header{{Key: "trace", Value: []byte("t" + v)}}})
 	}
-	p, err := NewProducer(testOpts(brokers)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := testProducer(t, brokers)
 	if err := p.Produce(ctx, outs...); err != nil {
 		t.Fatal(err)
 	}
@@ -225,11 +221,7 @@ func TestStatefulTick(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop := runStateful(t, ctx, r)
-	p, err := NewProducer(testOpts(brokers)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := testProducer(t, brokers)
 	for _, k := range keys {
 		if err := p.Produce(ctx, Output{Topic: "k.in", Key: []byte(k), Value: []byte("v-" + k)}); err != nil {
 			t.Fatal(err)
@@ -308,11 +300,7 @@ func TestStatefulRestoreCancelledByShutdown(t *testing.T) {
 		TopicSpec{Name: "s.table", Partitions: 2, Compacted: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	p, err := NewProducer(testOpts(brokers)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := testProducer(t, brokers)
 	var outs []Output
 	for i := 0; i < 20; i++ {
 		outs = append(outs, Output{Topic: "s.in", Key: []byte(fmt.Sprintf("k%d", i)), Value: []byte("v")})

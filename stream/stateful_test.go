@@ -95,11 +95,7 @@ func testCrash(t *testing.T, openTxn, sameID bool) {
 
 	const n, keys = 600, 37
 	want := map[string]int{}
-	p, err := NewProducer(testOpts(brokers)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := testProducer(t, brokers)
 	produce := func(from, to int) {
 		var outs []Output
 		for i := from; i < to; i++ {

@@ -76,11 +76,7 @@ func TestView(t *testing.T) {
 		TopicSpec{Name: "v.single", Partitions: 1, Compacted: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	p, err := NewProducer(testOpts(brokers)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := testProducer(t, brokers)
 	put := func(topic, key string, value []byte) {
 		t.Helper()
 		if err := p.Produce(ctx, Output{Topic: topic, Key: []byte(key), Value: value}); err != nil {
@@ -227,11 +223,7 @@ func TestTail(t *testing.T) {
 	ensure(t, brokers, TopicSpec{Name: "t.replies", Partitions: 3})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	p, err := NewProducer(testOpts(brokers)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := testProducer(t, brokers)
 	for i := 0; i < 10; i++ {
 		if err := p.Produce(ctx, Output{Topic: "t.replies", Key: []byte(fmt.Sprintf("k%d", i)), Value: []byte("before")}); err != nil {
 			t.Fatal(err)
