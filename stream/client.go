@@ -30,16 +30,16 @@ const (
 type Option func(*config)
 
 type config struct {
-	brokers  []string
-	logger   *slog.Logger
-	metrics  *Metrics
-	attempts int
-	backoff  time.Duration
-	kgoOpts  []kgo.Opt
-	clientID string
-	onUpdate func(key string, value []byte)
-	txnID    string
-	inFlight int // records a Runner holds between commits, at most; 0: a poll's worth
+	brokers   []string
+	logger    *slog.Logger
+	metrics   *Metrics
+	attempts  int
+	backoff   time.Duration
+	kgoOpts   []kgo.Opt
+	clientID  string
+	onUpdate  func(key string, value []byte)
+	txnID     string
+	unordered int // records a Runner handles at once in any order (WithUnordered); 0: in order
 }
 
 func newConfig(opts []Option) (config, error) {
@@ -96,14 +96,6 @@ func WithRetry(attempts int, initialBackoff time.Duration) Option {
 func WithKgoOpts(opts ...kgo.Opt) Option {
 	return func(c *config) { c.kgoOpts = append(c.kgoOpts, opts...) }
 }
-
-// WithMaxInFlight bounds the records a Runner takes per poll, and so how many it holds
-// between commits and handles at once (partitions side by side), to n. Without it a Runner
-// takes whatever has arrived (up to 10000 records). A CPU-bound group gets the cores it may
-// use: its records are then handled about first come, first served, each at a full core,
-// instead of all that arrived at once, each at a fraction of one, and none newer until the
-// slowest is done; its commits (and so its lag, what Backlog reads) follow its progress.
-func WithMaxInFlight(n int) Option { return func(c *config) { c.inFlight = n } }
 
 // WithClientID sets the Kafka client id (default "idstream").
 func WithClientID(id string) Option { return func(c *config) { c.clientID = id } }

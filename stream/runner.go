@@ -27,7 +27,7 @@ const (
 
 // Runner runs a stateless Group at least once: a record's outputs are acknowledged before
 // its offset is committed; records of one partition are handled in order, partitions of a
-// poll concurrently. Run once per Runner; Kill may be called from any goroutine.
+// poll concurrently (or, WithUnordered, up to n records at once in any order). Run once per Runner; Kill may be called from any goroutine.
 type Runner struct {
 	g    Group
 	cfg  config
@@ -35,6 +35,8 @@ type Runner struct {
 	ks   *killSwitch
 	stop context.CancelFunc // cancels the processing context (Kill)
 	proc context.Context
+
+	unordered *unordered // WithUnordered's state; nil: records of a partition in order
 }
 
 // NewRunner validates g and creates its consumer-group client. Returns an error when the
@@ -47,11 +49,17 @@ func NewRunner(g Group, opts ...Option) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new runner %s: %w", g.Name, err)
 	}
-	cl, ks, proc, stop, err := newGroupClient(cfg, g.Name, g.Inputs, kgo.RequiredAcks(kgo.AllISRAcks()))
+	r := &Runner{g: g, cfg: cfg}
+	extra := []kgo.Opt{kgo.RequiredAcks(kgo.AllISRAcks())}
+	if cfg.unordered > 0 {
+		r.unordered = newUnordered(cfg.unordered)
+		extra = append(extra, r.unorderedOpts()...)
+	}
+	r.cl, r.ks, r.proc, r.stop, err = newGroupClient(cfg, g.Name, g.Inputs, extra...)
 	if err != nil {
 		return nil, fmt.Errorf("new runner %s: %w", g.Name, err)
 	}
-	return &Runner{g: g, cfg: cfg, cl: cl, ks: ks, stop: stop, proc: proc}, nil
+	return r, nil
 }
 
 // newGroupClient creates the consumer-group client of a runner: inputs read_committed,
@@ -80,12 +88,15 @@ func newGroupClient(cfg config, group string, inputs []string, extra ...kgo.Opt)
 // the group, returning nil) or a fatal error (an output or dead letter that cannot be
 // produced, a commit failure). After Kill it returns ErrKilled.
 func (r *Runner) Run(ctx context.Context) error {
+	if r.unordered != nil {
+		return r.runUnordered(ctx)
+	}
 	defer r.stop()
 	for {
 		if ctx.Err() != nil {
 			return r.shutdown()
 		}
-		fetches := r.cl.PollRecords(ctx, r.maxPoll())
+		fetches := r.cl.PollRecords(ctx, 10000)
 		if r.ks.isKilled() {
 			return ErrKilled
 		}
@@ -115,14 +126,6 @@ func (r *Runner) Run(ctx context.Context) error {
 			return err
 		}
 	}
-}
-
-// maxPoll is the most records one poll takes (WithMaxInFlight).
-func (r *Runner) maxPoll() int {
-	if r.cfg.inFlight > 0 {
-		return r.cfg.inFlight
-	}
-	return 10000
 }
 
 // shutdown leaves the group cleanly.

@@ -71,7 +71,7 @@ func stateless(declare func(*Service) (stream.Group, error)) func(*Service, topo
 		}
 		opts := s.groupOpts(g.Name)
 		if slices.Contains(cpuBound, g.Name) {
-			opts = append(opts, stream.WithMaxInFlight(runtime.GOMAXPROCS(0)))
+			opts = append(opts, stream.WithUnordered(runtime.GOMAXPROCS(0)))
 		}
 		r, err := stream.NewRunner(g, opts...)
 		if err != nil {
@@ -83,10 +83,13 @@ func stateless(declare func(*Service) (stream.Group, error)) func(*Service, topo
 }
 
 // cpuBound are the groups whose every record is seconds or tenths of CPU (decoding, OCR,
-// face models): each takes as many records at a time as the process has cores
-// (stream.WithMaxInFlight), so that a session's capture is not handled at a fraction of a
-// core beside every other that arrived with it. The other groups' records are mostly
-// milliseconds; they take what has arrived.
+// face models): each handles as many records at once as the process has cores, taking the
+// next as soon as one is done, in any order (stream.WithUnordered), so that a session's
+// capture is not handled at a fraction of a core beside every other that arrived with it,
+// nor waits behind another capture of its partition (a session's front and back are read on
+// two cores). Their results are filed by the session group under the capture they are about,
+// whatever their order. The other groups' records are mostly milliseconds; they take what
+// has arrived, in order.
 var cpuBound = []string{quality.GroupName, ocr.GroupName, liveness.GroupName}
 
 // stateful makes the start of a stateful group from its declaration.
