@@ -11,8 +11,32 @@ import (
 	"github.com/idstream/idstream/internal/imagequality"
 )
 
-// toGray converts img to 8-bit luminance with bounds starting at (0, 0).
+// Located is a picture whose document was located once (Locate): every read of it that
+// takes the picture (the page, its zone, a card's number) rectifies from that outline and
+// that grey image instead of searching the picture again. It is the picture itself as an
+// image.Image. Safe for concurrent reads; the picture must not change.
+type Located struct {
+	image.Image
+	gray *image.Gray
+	q    quad
+}
+
+// Locate finds the document in img (as every read does) for the reads to come; a Located
+// img is returned as it is.
+func Locate(img image.Image) *Located {
+	if l, ok := img.(*Located); ok {
+		return l
+	}
+	g := toGray(img)
+	return &Located{Image: img, gray: g, q: findDocument(img, g)}
+}
+
+// toGray converts img to 8-bit luminance with bounds starting at (0, 0); a Located picture's
+// was made once, and is shared: callers must not write to it.
 func toGray(img image.Image) *image.Gray {
+	if l, ok := img.(*Located); ok {
+		return l.gray
+	}
 	b := img.Bounds()
 	g := image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy()))
 	switch src := img.(type) {
@@ -59,6 +83,9 @@ var framer = imagequality.NewGate(imagequality.DefaultThresholds())
 // diagonals. When no such region stands out (an image already cropped to the document), the
 // whole image is the document.
 func findDocument(img image.Image, g *image.Gray) quad {
+	if l, ok := img.(*Located); ok {
+		return l.q
+	}
 	if res := framer.Assess(img, imagequality.Document); res.DocumentArea > 0.1 && res.DocumentArea < 0.98 {
 		return orderedCorners(res.Document)
 	}

@@ -1013,3 +1013,39 @@ func TestSliverInsideALabel(t *testing.T) {
 		t.Fatalf("marks %q, owner %q; want the line below the marks' label and the whole name:\n%s", marks, owner, ix.dump())
 	}
 }
+
+// TestLocatedReadsAsThePicture: reads of a Located picture (its document found once) give
+// what reads of the picture itself give: the zone, where it begins, and every word of the
+// page above it, for a card photographed on a table in perspective.
+func TestLocatedReadsAsThePicture(t *testing.T) {
+	r, rend := testReader(t), testRenderer(t)
+	back, _ := rend.ChipIDBack(cardrender.SyntheticPerson(3002))
+	photo, _, err := cardrender.Place(back, cardrender.Scene{Width: 1600, Height: 1200, Background: cardrender.Wood,
+		CenterX: 0.5, CenterY: 0.5, Scale: 0.75, RotationDeg: 4, Skew: 0.02, NoiseStdDev: 3}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc := Locate(photo)
+	if Locate(loc) != loc {
+		t.Fatal("a Located picture located again")
+	}
+	read := func(img image.Image) (string, float64, string) {
+		m, _, top, err := r.ReadMRZAt(img)
+		if err != nil {
+			t.Fatalf("zone: %v", err)
+		}
+		page, err := r.ReadPageAbove(img, 1200, 756, top)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(m.Lines, "\n"), top, page.Text()
+	}
+	zone, top, text := read(photo)
+	lzone, ltop, ltext := read(loc)
+	if lzone != zone || ltop != top || ltext != text {
+		t.Fatalf("located: zone %q at %.3f, page %q\npicture: zone %q at %.3f, page %q", lzone, ltop, ltext, zone, top, text)
+	}
+	if len(strings.Fields(text)) < 10 {
+		t.Fatalf("the page above the zone was barely read: %q", text)
+	}
+}

@@ -96,12 +96,14 @@ func (g *group) read(ctx context.Context, qa *schemas.QualityAssessed, side stri
 		g.log.InfoContext(ctx, "ocr: image unreadable", "capture_id", qa.CaptureID, "step", qa.Step)
 		return doc, nil
 	}
+	// The document is located once for every read of the picture (its page, its zone, its
+	// number); the face is looked for in the picture as decoded.
 	var r *reading
-	switch side {
+	switch loc := docread.Locate(img); side {
 	case SideFront:
-		r, err = g.readFront(img)
+		r, err = g.readFront(loc)
 	default:
-		r, err = g.readZoneSide(img, side)
+		r, err = g.readZoneSide(loc, side)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read capture %s: %w", qa.CaptureID, err)
@@ -166,7 +168,7 @@ func (g *group) readFront(img image.Image) (*reading, error) {
 	if det.Type == TypeUnknown {
 		return g.readFrontByNumber(img)
 	}
-	return g.readPage(img, rs, told, det, SideFront)
+	return g.readPage(rs, told, det, SideFront)
 }
 
 // detectOnReadings returns the page's type by its text (detectOnPage), and the reading it
@@ -297,9 +299,9 @@ func (g *group) readZoneSide(img image.Image, side string) (*reading, error) {
 	rs, told := newReadings(g.reader, page), readingAsRead
 	switch {
 	case side == SidePassport:
-		r, err = g.readPage(img, rs, told, Detection{Type: TypePassport, Side: SidePassport, Evidence: det.Evidence}, side)
+		r, err = g.readPage(rs, told, Detection{Type: TypePassport, Side: SidePassport, Evidence: det.Evidence}, side)
 	case det.Type == TypeChipIDCard || det.Type == TypePassport:
-		r, err = g.readPage(img, rs, told, det, side)
+		r, err = g.readPage(rs, told, det, side)
 	default:
 		var byText Detection
 		if told, byText, err = detectOnReadings(rs); err != nil {
@@ -307,7 +309,7 @@ func (g *group) readZoneSide(img image.Image, side string) (*reading, error) {
 		}
 		switch {
 		case byText.Type != TypeUnknown:
-			r, err = g.readPage(img, rs, told, byText, side)
+			r, err = g.readPage(rs, told, byText, side)
 		default:
 			r = &reading{det: det} // an ID card by its zone, or unknown: no printed layout
 		}
@@ -364,7 +366,7 @@ func nameFromZone(r *reading, rs *readings, told int, zone *mrz.MRZ) error {
 // the fallback for labels not found, then fills required fields left unread from the other
 // readings (see below); a side without a known layout is not read. A passport number is fixed
 // to its form (passportNumber).
-func (g *group) readPage(img image.Image, rs *readings, told int, det Detection, stepSide string) (*reading, error) {
+func (g *group) readPage(rs *readings, told int, det Detection, stepSide string) (*reading, error) {
 	r := &reading{det: det}
 	page, err := rs.at(told)
 	if err != nil {

@@ -51,7 +51,7 @@ func TestBackWithoutMarksLabelReadsOn(t *testing.T) {
 			row(56, 111, "cánh", "mũi", "phải"), date),
 	}
 	g := &group{reader: reader, log: slog.New(slog.DiscardHandler)}
-	r, err := g.readPage(nil, rs, readingAsRead, Detection{Type: TypeChipIDCard, Side: SideBack}, SideBack)
+	r, err := g.readPage(rs, readingAsRead, Detection{Type: TypeChipIDCard, Side: SideBack}, SideBack)
 	if err != nil {
 		t.Fatal(err)
 	}
