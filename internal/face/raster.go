@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/color"
 	"math"
 )
 
@@ -39,16 +38,7 @@ func toRaster(img image.Image, lim limits) (*raster, error) {
 	r := &raster{w: w, h: h, pix: make([]uint8, w*h*3)}
 	switch src := img.(type) {
 	case *image.YCbCr:
-		for y := 0; y < h; y++ {
-			o := y * w * 3
-			for x := 0; x < w; x++ {
-				yi := src.YOffset(b.Min.X+x, b.Min.Y+y)
-				ci := src.COffset(b.Min.X+x, b.Min.Y+y)
-				cr, cg, cb := color.YCbCrToRGB(src.Y[yi], src.Cb[ci], src.Cr[ci])
-				r.pix[o], r.pix[o+1], r.pix[o+2] = cr, cg, cb
-				o += 3
-			}
-		}
+		ycbcrToRGB(r.pix, src)
 	case *image.Gray:
 		for y := 0; y < h; y++ {
 			row := src.Pix[y*src.Stride : y*src.Stride+w]
@@ -85,6 +75,43 @@ func toRaster(img image.Image, lim limits) (*raster, error) {
 		}
 	}
 	return r, nil
+}
+
+// ycbcrToRGB writes src's pixels to dst (RGB, 3 bytes a pixel, rows of src's width) with
+// color.YCbCrToRGB's arithmetic, without its call and the offsets' per pixel: a chroma sample's
+// offset is a row's part plus a column's (image.YCbCr.COffset, any subsampling), the column's
+// computed once per image. A decoded photo is converted whole once per model call, so this
+// loop was a third of a face detection.
+func ycbcrToRGB(dst []uint8, src *image.YCbCr) {
+	b := src.Rect
+	w := b.Dx()
+	base := src.COffset(b.Min.X, b.Min.Y)
+	col := make([]int, w)
+	for x := range col {
+		col[x] = src.COffset(b.Min.X+x, b.Min.Y) - base
+	}
+	clamp := func(v int32) uint8 {
+		if uint32(v)&0xff000000 == 0 {
+			return uint8(v >> 16)
+		}
+		return uint8(^(v >> 31))
+	}
+	o := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		yrow := src.Y[src.YOffset(b.Min.X, y):]
+		yrow = yrow[:w]
+		crow := src.COffset(b.Min.X, y)
+		for x, yv := range yrow {
+			ci := crow + col[x]
+			yy1 := int32(yv) * 0x10101
+			cb1 := int32(src.Cb[ci]) - 128
+			cr1 := int32(src.Cr[ci]) - 128
+			dst[o] = clamp(yy1 + 91881*cr1)
+			dst[o+1] = clamp(yy1 - 22554*cb1 - 46802*cr1)
+			dst[o+2] = clamp(yy1 + 116130*cb1)
+			o += 3
+		}
+	}
 }
 
 // at returns channel c of the pixel nearest (x, y), clamping to the border.
