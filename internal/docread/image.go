@@ -286,13 +286,27 @@ func rectify(g *image.Gray, q quad, w, h int) *image.Gray {
 		return float64(g.Pix[y*g.Stride+x])
 	}
 	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
+		row := out.Pix[y*out.Stride : y*out.Stride+w]
+		for x := range row {
 			sx, sy := hm.Apply(float64(x)+0.5, float64(y)+0.5)
 			sx, sy = sx-0.5, sy-0.5
 			x0, y0 := int(math.Floor(sx)), int(math.Floor(sy))
 			fx, fy := sx-float64(x0), sy-float64(y0)
-			v := at(x0, y0)*(1-fx)*(1-fy) + at(x0+1, y0)*fx*(1-fy) + at(x0, y0+1)*(1-fx)*fy + at(x0+1, y0+1)*fx*fy
-			out.Pix[y*out.Stride+x] = uint8(math.Min(255, math.Max(0, v+0.5)))
+			var a, b, c, d float64
+			if x0 >= 0 && y0 >= 0 && x0+1 < gw && y0+1 < gh { // inside: no clamping
+				i := y0*g.Stride + x0
+				a, b, c, d = float64(g.Pix[i]), float64(g.Pix[i+1]), float64(g.Pix[i+g.Stride]), float64(g.Pix[i+g.Stride+1])
+			} else {
+				a, b, c, d = at(x0, y0), at(x0+1, y0), at(x0, y0+1), at(x0+1, y0+1)
+			}
+			v := a*(1-fx)*(1-fy) + b*fx*(1-fy) + c*(1-fx)*fy + d*fx*fy + 0.5
+			// min(255, max(0, v)) without math.Min and math.Max's calls (NaN passes either way).
+			if v < 0 {
+				v = 0
+			} else if v > 255 {
+				v = 255
+			}
+			row[x] = uint8(v)
 		}
 	}
 	return out
@@ -577,9 +591,13 @@ type comp struct {
 func components(w, h int, in func(int) bool) ([]comp, []int32) {
 	var comps []comp
 	label := make([]int32, w*h)
+	member := make([]bool, w*h) // in, asked once a pixel (not once for each neighbour)
+	for i := range member {
+		member[i] = in(i)
+	}
 	stack := make([]int, 0, 256)
 	for i := range label {
-		if label[i] != 0 || !in(i) {
+		if label[i] != 0 || !member[i] {
 			continue
 		}
 		id := int32(len(comps) + 1)
@@ -598,7 +616,7 @@ func components(w, h int, in func(int) bool) ([]comp, []int32) {
 					if qx < 0 || qy < 0 || qx >= w || qy >= h {
 						continue
 					}
-					if q := qy*w + qx; label[q] == 0 && in(q) {
+					if q := qy*w + qx; label[q] == 0 && member[q] {
 						label[q] = id
 						stack = append(stack, q)
 					}

@@ -1,10 +1,14 @@
 package docread
 
 import (
+	"bytes"
 	"image"
 	"image/color"
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	"github.com/idstream/idstream/internal/homography"
 )
 
 // TestDocumentFoundByHue: a pale blue card on a cream table of the same brightness has no
@@ -138,6 +142,51 @@ func TestFlattenKeepsPrintDropsGreyLines(t *testing.T) {
 	}{{5, 5, 30}, {5, 11, 100}, {100, 53, 200}, {150, 30, 200}} {
 		if got := out.Pix[c.y*200+c.x]; got != c.want {
 			t.Errorf("pixel (%d, %d) = %d, want %d", c.x, c.y, got, c.want)
+		}
+	}
+}
+
+// TestRectifyAsBefore: rectify gives, pixel for pixel, what its first form gave (every
+// sample clamped through a function, math.Min and math.Max), for outlines inside the picture,
+// across its edges and beyond them: the pages Tesseract reads are the same.
+func TestRectifyAsBefore(t *testing.T) {
+	before := func(g *image.Gray, q quad, w, h int) *image.Gray {
+		dst := quad{{0, 0}, {float64(w), 0}, {float64(w), float64(h)}, {0, float64(h)}}
+		hm := homography.Solve(dst, q)
+		out := image.NewGray(image.Rect(0, 0, w, h))
+		gw, gh := g.Rect.Dx(), g.Rect.Dy()
+		at := func(x, y int) float64 {
+			x = min(max(x, 0), gw-1)
+			y = min(max(y, 0), gh-1)
+			return float64(g.Pix[y*g.Stride+x])
+		}
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				sx, sy := hm.Apply(float64(x)+0.5, float64(y)+0.5)
+				sx, sy = sx-0.5, sy-0.5
+				x0, y0 := int(math.Floor(sx)), int(math.Floor(sy))
+				fx, fy := sx-float64(x0), sy-float64(y0)
+				v := at(x0, y0)*(1-fx)*(1-fy) + at(x0+1, y0)*fx*(1-fy) + at(x0, y0+1)*(1-fx)*fy + at(x0+1, y0+1)*fx*fy
+				out.Pix[y*out.Stride+x] = uint8(math.Min(255, math.Max(0, v+0.5)))
+			}
+		}
+		return out
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	g := image.NewGray(image.Rect(0, 0, 320, 200))
+	for i := range g.Pix {
+		g.Pix[i] = uint8(rng.IntN(256))
+	}
+	quads := []quad{
+		{{20, 15}, {300, 25}, {290, 190}, {10, 180}},     // inside, in perspective
+		{{-40, -30}, {350, 10}, {330, 240}, {-20, 210}},  // across every edge
+		{{0, 0}, {320, 0}, {320, 200}, {0, 200}},         // the whole picture
+		{{400, 300}, {500, 300}, {500, 380}, {400, 380}}, // wholly outside
+	}
+	for _, q := range quads {
+		got, want := rectify(g, q, 240, 151), before(g, q, 240, 151)
+		if !bytes.Equal(got.Pix, want.Pix) {
+			t.Fatalf("outline %v: rectified pixels differ from the first form's", q)
 		}
 	}
 }
