@@ -39,7 +39,9 @@ type config struct {
 	clientID  string
 	onUpdate  func(key string, value []byte)
 	txnID     string
-	unordered int // records a Runner handles at once in any order (WithUnordered); 0: in order
+	unordered int           // records a Runner handles at once in any order (WithUnordered); 0: in order
+	nice      int           // the nice value of a runner's handler calls (WithNice); 0: the process's
+	niced     *nicedThreads // the threads of a runner with nice > 0, from its start to its end
 }
 
 func newConfig(opts []Option) (config, error) {
@@ -230,6 +232,14 @@ func toKgoRecord(o Output) (*kgo.Record, error) {
 	}
 	return &kgo.Record{Topic: o.Topic, Key: o.Key, Value: o.Value, Headers: toKgoHeaders(o.Headers)}, nil
 }
+
+// WithNice runs a group's handler calls at the given nice value (1 to 19, Linux; elsewhere
+// it has no effect), on OS threads kept for them while the runner runs, so that the priority
+// never reaches other work. A background group (OCR, face work, fraud) niced
+// yields the cores to the groups that are not whenever both have work: the quality gate,
+// which a person waits for, answers at full speed under load, while the background groups
+// still use every core the gate leaves idle.
+func WithNice(n int) Option { return func(c *config) { c.nice = min(max(n, 0), 19) } }
 
 // WithTransactionalID sets the transactional id of a StatefulRunner (default: the group
 // name and a random suffix). Give each member of a deployment a stable id of its own (e.g.

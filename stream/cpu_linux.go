@@ -14,3 +14,14 @@ func threadCPU() float64 {
 	}
 	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
 }
+
+// setThreadNice lowers the calling OS thread's priority to nice (Linux applies
+// setpriority to one thread when given its id). Raising it back needs a privilege, so the
+// caller's thread must end after its work (measuredCall). A failure leaves the priority as
+// it was: the work still runs.
+func setThreadNice(nice int) {
+	_ = syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), nice)
+}
+
+// isMainThread reports whether the calling goroutine runs on the process's main thread.
+func isMainThread() bool { return syscall.Gettid() == syscall.Getpid() }

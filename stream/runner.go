@@ -88,6 +88,7 @@ func newGroupClient(cfg config, group string, inputs []string, extra ...kgo.Opt)
 // the group, returning nil) or a fatal error (an output or dead letter that cannot be
 // produced, a commit failure). After Kill it returns ErrKilled.
 func (r *Runner) Run(ctx context.Context) error {
+	defer r.cfg.startNiced()()
 	if r.unordered != nil {
 		return r.runUnordered(ctx)
 	}
@@ -246,7 +247,7 @@ func callWithRetry(ctx context.Context, cfg *config, group string, rec *Record, 
 		start := time.Now()
 		var outs []Output
 		var cpu float64
-		outs, cpu, err = measuredCall(ctx, fn)
+		outs, cpu, err = measuredCall(ctx, fn, cfg.niced)
 		cfg.metrics.handled(group, rec.Topic, time.Since(start), err)
 		cfg.metrics.usedCPU(group, cpu)
 		if err == nil {
@@ -265,13 +266,21 @@ func callWithRetry(ctx context.Context, cfg *config, group string, rec *Record, 
 // measuredCall is safeCall on a goroutine locked to its OS thread, which also returns the
 // CPU time the thread spent in fn: a group's own CPU, what `idstream bench` divides among the
 // groups. Work fn hands to other goroutines, and threads a C library starts (OpenCV's
-// parallel loops), are not counted.
-func measuredCall(ctx context.Context, fn func(context.Context) ([]Output, error)) ([]Output, float64, error) {
+// parallel loops), are not counted. With niced (WithNice) fn runs on one of its threads.
+func measuredCall(ctx context.Context, fn func(context.Context) ([]Output, error), niced *nicedThreads) (outs []Output, cpu float64, err error) {
+	call := func() {
+		before := threadCPU()
+		outs, err = safeCall(ctx, fn)
+		cpu = max(0, threadCPU()-before)
+	}
+	if niced != nil {
+		niced.run(call)
+		return outs, cpu, err
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	before := threadCPU()
-	outs, err := safeCall(ctx, fn)
-	return outs, max(0, threadCPU()-before), err
+	call()
+	return outs, cpu, err
 }
 
 // safeCall turns a handler panic into an error so one bad record cannot crash the process.

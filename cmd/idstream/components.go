@@ -72,6 +72,19 @@ func namesOf(kinds ...topology.Kind) []string {
 	return out
 }
 
+// background lists the groups whose handler calls run niced (stream.WithNice): reading
+// documents and chips, face work and fraud checks yield the cores to the quality gate, whose
+// answer a person holds their phone for, and to the edge, and still use every core those leave
+// idle. The session and decision groups stay at the process's priority: they are short, and
+// on the way to the decision. It matters where groups share a machine's cores without limits
+// of their own (one process, as `idstream dev`, or one host); separate deployments get their
+// share from their CPU requests.
+var background = []string{ocr.GroupName, chip.GroupName, liveness.GroupName, facematch.GroupName, fraud.GroupName}
+
+// backgroundNice is the nice value of the background groups' calls: at 10 a thread gets
+// about a tenth of a core another thread at 0 wants (Linux CFS weights 110 against 1024).
+const backgroundNice = 10
+
 var (
 	allGroups = namesOf(topology.Group, topology.Stateful) // every processor group, in start order
 	allSinks  = namesOf(topology.Sink)                     // every sink

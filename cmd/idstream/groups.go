@@ -112,11 +112,14 @@ func stateful(declare func(*Service) (stream.StatefulGroup, error)) func(*Servic
 }
 
 // groupOpts are the runtime options of the group named name: a stable transactional id
-// when the service has an instance id.
+// when the service has an instance id, and a lowered priority for the background groups.
 func (s *Service) groupOpts(name string) []stream.Option {
 	opts := s.runtimeOpts(name)
 	if s.cfg.InstanceID != "" {
 		opts = append(opts, stream.WithTransactionalID(name+"-"+s.cfg.InstanceID))
+	}
+	if slices.Contains(background, name) {
+		opts = append(opts, stream.WithNice(backgroundNice))
 	}
 	return opts
 }
