@@ -3,7 +3,9 @@
 # dir and ports (so a running `make run` is left alone) and stops afterwards. The bench runs
 # as a separate process on the same machine, over HTTP, as integrators' backends do.
 #   BENCH_DIR       data dir of the dev service, the corpus and the report (.data/bench-e2e)
-#   BENCH_FLOW      id_card, passport or vehicle_registration (id_card)
+#   BENCH_FLOW      id_card, chip_id_card, passport or vehicle_registration (id_card);
+#                   chip_id_card signs each session's chip with a development PKI made under
+#                   BENCH_DIR/chip-pki, which the dev service started here trusts
 #   BENCH_SESSIONS  sessions per load level (20)
 #   BENCH_LEVELS    sessions in flight per level, comma-separated (1,2,4); the first level
 #                   at 1 gives the compute limit
@@ -21,9 +23,16 @@ if curl -fsS "http://$EDGE/readyz" > /dev/null 2>&1; then
 fi
 mkdir -p "$DIR"
 rm -rf "$DIR/dev"
+CHIP=()
+TRUST=()
+if [ "$FLOW" = chip_id_card ]; then
+  "$BIN" chip-pki "$DIR/chip-pki"
+  CHIP=(--chip-pki "$DIR/chip-pki")
+  TRUST=(--csca-dir "$DIR/chip-pki/csca")
+fi
 "$BIN" dev --data-dir "$DIR/dev" --edge-addr "$EDGE" --consent-addr 127.0.0.1:18081 \
   --kafka-addr 127.0.0.1:19092 --registry-addr 127.0.0.1:18082 --clickhouse-addr 127.0.0.1:19000 \
-  > "$DIR/dev.log" 2>&1 &
+  "${TRUST[@]}" > "$DIR/dev.log" 2>&1 &
 DEV=$!
 trap 'kill $DEV 2>/dev/null; wait $DEV 2>/dev/null || true' EXIT
 ready=""
@@ -38,4 +47,4 @@ BUILD=()
 LOAD=(--concurrency "$LEVELS")
 [ -z "${BENCH_RATES:-}" ] || LOAD=(--rate "$BENCH_RATES")
 "$BIN" bench --url "http://$EDGE" --data-dir "$DIR/dev" --corpus "$DIR/corpus" "${BUILD[@]}" \
-  --flow "$FLOW" --sessions "$SESSIONS" "${LOAD[@]}" --out "$DIR/report"
+  --flow "$FLOW" "${CHIP[@]}" --sessions "$SESSIONS" "${LOAD[@]}" --out "$DIR/report"

@@ -38,6 +38,8 @@ type benchOptions struct {
 	out                  string
 	webhookAddr          string
 	hook                 *webhookReceiver // the receiver of --webhook-addr, nil without
+	chipPKI              string
+	chips                *benchChips // the chip_id_card flow's chips, nil for the other flows
 }
 
 // runBench is `idstream bench`: it drives whole verification sessions of one flow through a
@@ -67,7 +69,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&o.modelsDir, "models-dir", envOr("models-dir", "models"), "face photos for --build")
 	fs.IntVar(&o.build, "build", 0, "first build a corpus of N documents per type into --corpus")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of --build")
-	fs.StringVar(&o.flow, "flow", "id_card", "flow: id_card, passport or vehicle_registration")
+	fs.StringVar(&o.flow, "flow", "id_card", "flow: id_card, chip_id_card, passport or vehicle_registration")
+	fs.StringVar(&o.chipPKI, "chip-pki", "", "for --flow chip_id_card: the development PKI (idstream chip-pki) whose document signer signs each session's chip; the service must trust its csca/ (--csca-dir)")
 	fs.IntVar(&o.sessions, "sessions", 20, "sessions per load level")
 	fs.StringVar(&conc, "concurrency", "1,2,4", "closed-loop levels: sessions in flight")
 	fs.StringVar(&rates, "rate", "", "open-loop levels: sessions started per second (instead of --concurrency)")
@@ -120,6 +123,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	work, err := benchWork(c, o.flow)
 	if err != nil {
 		return err
+	}
+	if o.flow == "chip_id_card" {
+		if o.chips, err = newBenchChips(o.chipPKI); err != nil {
+			return err
+		}
 	}
 	if o.webhookAddr != "" {
 		if o.hook, err = startWebhookReceiver(o.webhookAddr); err != nil {
@@ -205,9 +213,9 @@ type benchCase struct {
 
 // benchWork lists the corpus's genuine sessions whose document the flow takes.
 func benchWork(c *evaluation.Corpus, flow string) ([]benchCase, error) {
-	want := map[string]string{"id_card": "id_card", "passport": "passport", "vehicle_registration": "vehicle_registration"}[flow]
+	want := map[string]string{"id_card": "id_card", "chip_id_card": "id_card", "passport": "passport", "vehicle_registration": "vehicle_registration"}[flow]
 	if want == "" {
-		return nil, fmt.Errorf("%w: --flow %q: id_card, passport or vehicle_registration", errUsage, flow)
+		return nil, fmt.Errorf("%w: --flow %q: id_card, chip_id_card, passport or vehicle_registration", errUsage, flow)
 	}
 	var out []benchCase
 	for _, s := range c.Sessions {
@@ -344,6 +352,7 @@ func benchSession(ctx context.Context, cl *evalClient, o benchOptions, c benchCa
 		SessionID string   `json:"session_id"`
 		Steps     []string `json:"steps"`
 		SDKToken  string   `json:"sdk_token"`
+		Nonce     string   `json:"nonce"`
 	}
 	initBody := map[string]string{"flow": o.flow}
 	if o.hook != nil {
@@ -362,6 +371,12 @@ func benchSession(ctx context.Context, cl *evalClient, o benchOptions, c benchCa
 		return fail(fmt.Errorf("session init: %w", err))
 	}
 	for _, step := range init.Steps {
+		if step == "nfc" {
+			if err := sendChip(ctx, cl, o, c, init.SessionID, init.SDKToken, init.Nonce, send); err != nil {
+				return fail(err)
+			}
+			continue // answered at once (202): not the gate's
+		}
 		path := c.doc.Images[step]
 		if step == "selfie" {
 			f, ok := cl.corpus.Face(c.selfie)

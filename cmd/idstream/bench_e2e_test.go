@@ -15,6 +15,9 @@ import (
 	"github.com/idstream/idstream/internal/evaluation"
 	"github.com/idstream/idstream/internal/face/facetest"
 	"github.com/idstream/idstream/internal/loadbench"
+	"github.com/idstream/idstream/internal/mrtd/mrtdtest"
+	"github.com/idstream/idstream/processors/chip"
+	"github.com/idstream/idstream/schemas"
 )
 
 // TestBenchCommand is `idstream bench` against a running service: two levels of two id_card
@@ -25,40 +28,15 @@ import (
 // first level, the JSON and the plot written.
 func TestBenchCommand(t *testing.T) {
 	s := testService(t, allGroups, func(c *Config) { c.Sinks = []string{"webhook"} })
-	key := newClient(t, s).key
 	dir := t.TempDir()
-	corpus := filepath.Join(dir, "corpus")
-	faces := facetest.New(t)
-	if err := buildCorpus(corpus, faces.ModelsDir(), 1, 11, io.Discard, evaluation.HeldOut); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "report")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	var stdout bytes.Buffer
-	args := []string{"--url", "http://" + s.edgeAddr, "--api-key", key, "--corpus", corpus, "--flow", "id_card",
-		"--sessions", "2", "--concurrency", "1,2", "--cores", "2", "--out", out}
-	if err := runBench(ctx, args, &stdout, io.Discard); err != nil {
-		t.Fatalf("bench: %v\n%s", err, stdout.String())
-	}
+	levels, limit, table := runBenchOn(t, s, dir, "--flow", "id_card", "--sessions", "2", "--concurrency", "1,2", "--cores", "2")
 	if testing.Verbose() {
-		t.Log("\n" + stdout.String())
+		t.Log("\n" + table)
 	}
-	b, err := os.ReadFile(filepath.Join(out, "bench.json"))
-	if err != nil {
-		t.Fatal(err)
+	if len(levels) != 2 {
+		t.Fatalf("%d levels, want 2", len(levels))
 	}
-	var rep struct {
-		Limit  *float64            `json:"compute_limit_per_s"`
-		Levels []loadbench.Summary `json:"levels"`
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Levels) != 2 {
-		t.Fatalf("%d levels, want 2", len(rep.Levels))
-	}
-	for _, l := range rep.Levels {
+	for _, l := range levels {
 		if l.Sessions != 2 || l.Decided != 2 || l.Errors != 0 {
 			t.Errorf("level ×%g: %d sessions, %d decided, %d errors; want 2, 2, 0", l.Offered, l.Sessions, l.Decided, l.Errors)
 		}
@@ -82,10 +60,10 @@ func TestBenchCommand(t *testing.T) {
 			t.Errorf("level ×%g: the groups used %.2f CPU-s per session, more than the process's %.2f", l.Offered, groups, l.CPUPerSession)
 		}
 	}
-	if rep.Limit == nil || !(*rep.Limit > 0) {
-		t.Errorf("compute limit %v, want one from the first level", rep.Limit)
+	if limit == nil || !(*limit > 0) {
+		t.Errorf("compute limit %v, want one from the first level", limit)
 	}
-	f, err := os.Open(filepath.Join(out, "latency.png"))
+	f, err := os.Open(filepath.Join(dir, "report", "latency.png"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,4 +71,74 @@ func TestBenchCommand(t *testing.T) {
 	if _, err := png.Decode(f); err != nil {
 		t.Errorf("latency.png: %v", err)
 	}
+}
+
+// TestBenchChipFlow is `idstream bench --flow chip_id_card` against a service that trusts a
+// development PKI made by `idstream chip-pki` (made once: a second run keeps it): the session
+// is decided, its nfc step sent with a chip whose passive and active authentication pass (the
+// service checked them against the PKI's CSCA and the session's nonce), and the chip group's
+// CPU counted.
+func TestBenchChipFlow(t *testing.T) {
+	dir := t.TempDir()
+	pkiDir := filepath.Join(dir, "chip-pki")
+	for range 2 {
+		if err := runChipPKI([]string{pkiDir}, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := testService(t, allGroups, func(c *Config) { c.CSCADir = filepath.Join(pkiDir, mrtdtest.SignerCSCADir) })
+	levels, _, _ := runBenchOn(t, s, dir, "--flow", "chip_id_card", "--chip-pki", pkiDir, "--sessions", "1",
+		"--concurrency", "1", "--webhook-addr", "")
+	if len(levels) != 1 || levels[0].Decided != 1 || levels[0].Errors != 0 {
+		t.Fatalf("levels %+v: want one session decided without error", levels)
+	}
+	if runtime.GOOS == "linux" && !(levels[0].GroupCPUPerSession["chip"] > 0) {
+		t.Errorf("the chip group used %v CPU-s per session, want some", levels[0].GroupCPUPerSession["chip"])
+	}
+	var checked int
+	s.states.Range(func(st *schemas.SessionState) bool {
+		for _, c := range st.Checks {
+			if c.Name == chip.CheckPassiveAuthentication || c.Name == chip.CheckActiveAuthentication {
+				checked++
+				if c.Status != schemas.CheckPass {
+					t.Errorf("%s: %s (%v)", c.Name, c.Status, c.ReasonCode)
+				}
+			}
+		}
+		return true
+	})
+	if checked != 2 {
+		t.Errorf("%d chip authentication checks in the service's sessions, want passive and active", checked)
+	}
+}
+
+// runBenchOn runs `idstream bench` with args against s, on a corpus of one document per type
+// (the independent renderer, held-out half) built under dir, and returns bench.json's
+// levels and the table printed.
+func runBenchOn(t *testing.T, s *testEnv, dir string, args ...string) ([]loadbench.Summary, *float64, string) {
+	t.Helper()
+	corpus := filepath.Join(dir, "corpus")
+	if err := buildCorpus(corpus, facetest.New(t).ModelsDir(), 1, 11, io.Discard, evaluation.HeldOut); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "report")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var stdout bytes.Buffer
+	args = append([]string{"--url", "http://" + s.edgeAddr, "--api-key", newClient(t, s).key, "--corpus", corpus, "--out", out}, args...)
+	if err := runBench(ctx, args, &stdout, io.Discard); err != nil {
+		t.Fatalf("bench: %v\n%s", err, stdout.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "bench.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Limit  *float64            `json:"compute_limit_per_s"`
+		Levels []loadbench.Summary `json:"levels"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep.Levels, rep.Limit, stdout.String()
 }

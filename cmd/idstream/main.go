@@ -30,6 +30,8 @@ Usage:
   idstream eval --corpus DIR [--build N]  run a labelled corpus through the pipeline and print its figures (make eval)
   idstream bench [--flow F] [--concurrency 1,2,4 | --rate R,…]  drive whole sessions through a running service
                                     and print throughput, latencies and CPU per session (make bench-e2e)
+  idstream chip-pki DIR             write a development CSCA and document signer (bench --flow chip_id_card;
+                                    the service trusts it only with --csca-dir DIR/csca)
   idstream topology [--format text|mermaid]  print the pipeline: every component and the topics it reads and writes
   idstream version
 
@@ -78,6 +80,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runEval(ctx, args[1:], stdout, stderr, logger)
 	case "bench":
 		err = runBench(ctx, args[1:], stdout, stderr)
+	case "chip-pki":
+		err = runChipPKI(args[1:], stdout)
 	case "topology":
 		err = runTopology(args[1:], stdout)
 	case "version":

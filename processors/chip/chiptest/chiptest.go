@@ -1,8 +1,8 @@
-// Package chiptest builds complete, really signed chip reads for tests: the files an SDK
-// posts to the nfc step (EF.SOD, DG1, DG2, DG13, DG14, DG15 and the active authentication
-// answer to a session nonce) for a sandbox registry persona, signed by an mrtdtest PKI
-// generated at test time. Nothing is committed and nothing describes a real person. It is
-// test support only, importable by any package's tests.
+// Package chiptest builds complete, really signed chip reads for tests and load generation
+// (`idstream bench`): the files an SDK posts to the nfc step (EF.SOD, DG1, DG2, DG13, DG14,
+// DG15 and the active authentication answer to a session nonce) for a sandbox registry
+// persona, signed by an mrtdtest PKI generated at run time. Nothing is committed and nothing
+// describes a real person. It is not for production use.
 package chiptest
 
 import (
@@ -10,6 +10,7 @@ import (
 	"crypto/elliptic"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -59,26 +60,38 @@ func WithSODOptions(opts ...mrtdtest.SODOption) Option {
 	return func(c *config) { c.sodOptions = append(c.sodOptions, opts...) }
 }
 
-// NewChip returns the files of a chip read for persona (the sandbox registry persona whose
+// NewChip is Build failing t on any error.
+func NewChip(t testing.TB, pki *mrtdtest.PKI, persona registry.Persona, nonce []byte, opts ...Option) map[string][]byte {
+	t.Helper()
+	files, err := Build(pki, persona, nonce, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// Build returns the files of a chip read for persona (the sandbox registry persona whose
 // card it is), signed by pki's DS, with aa_signature the chip's answer to nonce. Keys are
 // file names (File*), values the raw bytes as read from the chip; RequestJSON turns them
 // into the nfc step's body. The card was issued a year before pki.Now and expires ten years
-// after it. NewChip fails t on any error.
-func NewChip(t testing.TB, pki *mrtdtest.PKI, persona registry.Persona, nonce []byte, opts ...Option) map[string][]byte {
-	t.Helper()
+// after it. Safe for concurrent use (each chip gets a key of its own).
+func Build(pki *mrtdtest.PKI, persona registry.Persona, nonce []byte, opts ...Option) (map[string][]byte, error) {
 	cfg := config{face: ldstest.JPEG(48, 64)}
 	for _, o := range opts {
 		o(&cfg)
 	}
 	issued, expiry := pki.Now.AddDate(-1, 0, 0), pki.Now.AddDate(10, 0, 0)
+	lines, err := MRZLines(persona, expiry)
+	if err != nil {
+		return nil, err
+	}
 	dgs := map[int][]byte{
-		1:  ldstest.DG1(MRZ(t, persona, expiry)),
+		1:  ldstest.DG1(lines),
 		2:  ldstest.DG2(cfg.face),
 		13: ldstest.DG13(DG13Fields(persona, issued, expiry)),
 	}
 	var key *mrtdtest.ChipKey
 	if !cfg.noAA {
-		var err error
 		if cfg.rsaKey {
 			key, err = mrtdtest.NewRSAChipKey(1024, crypto.SHA1)
 		} else {
@@ -86,15 +99,15 @@ func NewChip(t testing.TB, pki *mrtdtest.PKI, persona registry.Persona, nonce []
 			dgs[14] = ldstest.DG14(mrtd.ECDSASignatureOID(crypto.SHA256))
 		}
 		if err != nil {
-			t.Fatalf("chiptest: chip key: %v", err)
+			return nil, fmt.Errorf("chiptest: chip key: %w", err)
 		}
 		if dgs[15], err = key.DG15(); err != nil {
-			t.Fatalf("chiptest: DG15: %v", err)
+			return nil, fmt.Errorf("chiptest: DG15: %w", err)
 		}
 	}
 	sod, err := pki.BuildSOD(dgs, cfg.sodOptions...)
 	if err != nil {
-		t.Fatalf("chiptest: SOD: %v", err)
+		return nil, fmt.Errorf("chiptest: SOD: %w", err)
 	}
 	files := map[string][]byte{FileSOD: sod, FileDG1: dgs[1], FileDG2: dgs[2], FileDG13: dgs[13]}
 	if dgs[14] != nil {
@@ -103,10 +116,10 @@ func NewChip(t testing.TB, pki *mrtdtest.PKI, persona registry.Persona, nonce []
 	if key != nil {
 		files[FileDG15] = dgs[15]
 		if files[FileAASignature], err = key.SignNonce(nonce); err != nil {
-			t.Fatalf("chiptest: active authentication: %v", err)
+			return nil, fmt.Errorf("chiptest: active authentication: %w", err)
 		}
 	}
-	return files
+	return files, nil
 }
 
 // RequestJSON returns the nfc step's JSON body for files: each file base64 (standard
@@ -124,13 +137,21 @@ func RequestJSON(files map[string][]byte) []byte {
 // failing t when there is none.
 func Persona(t testing.TB, key string) registry.Persona {
 	t.Helper()
+	p, ok := PersonaByKey(key)
+	if !ok {
+		t.Fatalf("chiptest: no sandbox persona %q", key)
+	}
+	return p
+}
+
+// PersonaByKey returns the sandbox persona with the given key, false when there is none.
+func PersonaByKey(key string) (registry.Persona, bool) {
 	for _, p := range registry.Personas() {
 		if p.Key == key {
-			return p
+			return p, true
 		}
 	}
-	t.Fatalf("chiptest: no sandbox persona %q", key)
-	return registry.Persona{}
+	return registry.Persona{}, false
 }
 
 // DG13Fields returns the DG13 entries of persona's chip ID card: ID number, full name, date
@@ -161,23 +182,35 @@ func vnDate(iso string) string {
 	return d.Format("02/01/2006")
 }
 
-// MRZ returns the TD1 MRZ of persona's Vietnamese chip ID card expiring at expiry: document
-// number the last nine digits of the ID number, optional data the ID number, every check
-// digit right, the name transliterated without diacritics.
+// MRZ is MRZLines failing t on an error.
 func MRZ(t testing.TB, persona registry.Persona, expiry time.Time) []string {
 	t.Helper()
+	lines, err := MRZLines(persona, expiry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
+
+// MRZLines returns the TD1 MRZ of persona's Vietnamese chip ID card expiring at expiry:
+// document number the last nine digits of the ID number, optional data the ID number, every
+// check digit right, the name transliterated without diacritics. It returns an error for a
+// persona without a 12-digit ID number or a date of birth.
+func MRZLines(persona registry.Persona, expiry time.Time) ([]string, error) {
 	id := persona.IDNumber
 	if len(id) != 12 {
-		t.Fatalf("chiptest: persona %q has no 12-digit ID number", persona.Key)
+		return nil, fmt.Errorf("chiptest: persona %q has no 12-digit ID number", persona.Key)
 	}
 	dob, err := time.Parse(time.DateOnly, persona.DateOfBirth)
 	if err != nil {
-		t.Fatalf("chiptest: persona %q date of birth: %v", persona.Key, err)
+		return nil, fmt.Errorf("chiptest: persona %q date of birth: %w", persona.Key, err)
 	}
+	var cdErr error
 	cd := func(s string) string {
 		d, err := mrz.CheckDigit(s)
 		if err != nil {
-			t.Fatalf("chiptest: check digit: %v", err)
+			cdErr = fmt.Errorf("chiptest: check digit: %w", err)
+			return "0" // a digit in its place: the lines keep their shape until the error is returned
 		}
 		return string(d)
 	}
@@ -186,13 +219,16 @@ func MRZ(t testing.TB, persona registry.Persona, expiry time.Time) []string {
 	birth, exp := dob.Format("060102"), expiry.Format("060102")
 	l2 := birth + cd(birth) + persona.Sex + exp + cd(exp) + "VNM" + strings.Repeat("<", 11)
 	l2 += cd(l1[5:30] + l2[0:7] + l2[8:15] + l2[18:29])
+	if cdErr != nil {
+		return nil, cdErr
+	}
 	words := strings.Fields(strings.ToUpper(transliterate(persona.FullName)))
 	name := ""
 	if len(words) > 0 {
 		name = words[0] + "<<" + strings.Join(words[1:], "<")
 	}
 	l3 := (name + strings.Repeat("<", 30))[:30]
-	return []string{l1, l2, l3}
+	return []string{l1, l2, l3}, nil
 }
 
 // vnASCII maps the Vietnamese letters to the ASCII letter an MRZ writes for them.
