@@ -3,7 +3,8 @@
 // lists, and chip keys that answer active authentication like a chip, with their DG15.
 // Nothing is committed: every key is generated when a test asks for it.
 //
-// It is test support, importable by any package's tests; it is not for production use.
+// It is test support, importable by any package's tests, and the load generator's (`idstream
+// bench`, `idstream chip-pki`); no service verifies anything with it.
 package mrtdtest
 
 import (
