@@ -234,11 +234,14 @@ func toKgoRecord(o Output) (*kgo.Record, error) {
 }
 
 // WithNice runs a group's handler calls at the given nice value (1 to 19, Linux; elsewhere
-// it has no effect), on OS threads kept for them while the runner runs, so that the priority
-// never reaches other work. A background group (OCR, face work, fraud) niced
-// yields the cores to the groups that are not whenever both have work: the quality gate,
-// which a person waits for, answers at full speed under load, while the background groups
-// still use every core the gate leaves idle.
+// it has no effect), on OS threads kept for them while the runner runs: no other goroutine
+// runs on them. Threads a C library starts from such a call inherit its priority (OpenCV's
+// thread pool would; its models here run on the calling thread: a detection, an embedding
+// and a liveness score cost the calling thread 2.08 of the process's 2.38 CPU-s, the rest
+// the Go runtime's). A background group (OCR, face work, fraud) niced yields the cores to the
+// groups that are not whenever both have work: the quality gate, which a person waits for,
+// answers at full speed under load, while the background groups still use every core the
+// gate leaves idle.
 func WithNice(n int) Option { return func(c *config) { c.nice = min(max(n, 0), 19) } }
 
 // WithTransactionalID sets the transactional id of a StatefulRunner (default: the group

@@ -57,6 +57,9 @@ func TestNicedCallRunsAtItsPriorityAlone(t *testing.T) {
 		}
 		return 20 - p
 	}
+	if n := niceOfThisThread(); n != 0 {
+		t.Skipf("the test runs at nice %d: every thread counts as niced", n)
+	}
 	buf := make([]byte, 1<<20)
 	var inside int
 	niced := newNicedThreads(7)

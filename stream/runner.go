@@ -52,12 +52,14 @@ func NewRunner(g Group, opts ...Option) (*Runner, error) {
 	r := &Runner{g: g, cfg: cfg}
 	extra := []kgo.Opt{kgo.RequiredAcks(kgo.AllISRAcks())}
 	if cfg.unordered > 0 {
-		r.unordered = newUnordered(cfg.unordered)
 		extra = append(extra, r.unorderedOpts()...)
 	}
 	r.cl, r.ks, r.proc, r.stop, err = newGroupClient(cfg, g.Name, g.Inputs, extra...)
 	if err != nil {
 		return nil, fmt.Errorf("new runner %s: %w", g.Name, err)
+	}
+	if cfg.unordered > 0 {
+		r.unordered = newUnordered(cfg.unordered, r.proc) // before Run: the callbacks only run once it polls
 	}
 	return r, nil
 }

@@ -15,7 +15,10 @@ import (
 // what it has room for, so a record waits in Kafka (where Backlog sees it), not in the
 // runner, and no record waits for the slowest of a poll. The committed offset of a partition
 // is its finished prefix, committed as records finish, so a crash or a rebalance hands every
-// unfinished record over again (at least once, as ever).
+// unfinished record over again (at least once, as ever). A failed commit is logged and made
+// again with the next record finished (not fatal, unlike the default mode's). A partition
+// taken away waits for its records in hand, however long they take: a handler slower than
+// the group's rebalance timeout gets its member expelled and its records handled again.
 //
 // For a stateless group whose outputs do not depend on the order of its inputs and whose
 // consumers fold results by what they are about, not by when they come: the quality gate,
@@ -58,13 +61,20 @@ type topicPartition struct {
 	part  int32
 }
 
-func newUnordered(n int) *unordered {
+// newUnordered makes the state of a runner handling n records at once; killed is the
+// runner's processing context, whose end (Kill) wakes a release waiting for records.
+func newUnordered(n int, killed context.Context) *unordered {
 	u := &unordered{
 		slots: make(chan struct{}, n),
 		parts: make(map[topicPartition]*unorderedPartition),
 		dirty: make(chan struct{}, 1),
 	}
 	u.finished = sync.NewCond(&u.mu)
+	context.AfterFunc(killed, func() {
+		u.mu.Lock()
+		u.finished.Broadcast()
+		u.mu.Unlock()
+	})
 	return u
 }
 
@@ -129,8 +139,8 @@ func (r *Runner) takeUnordered(ctx context.Context, workers *sync.WaitGroup) err
 			return nil
 		}
 		fetches := r.cl.PollRecords(ctx, cap(u.slots)-len(u.slots))
-		if r.ks.isKilled() || ctx.Err() != nil && fetches.Empty() {
-			r.cl.AllowRebalance()
+		if r.ks.isKilled() || r.failed() || ctx.Err() != nil && fetches.Empty() {
+			r.cl.AllowRebalance() // what was polled is not registered: it is handed over again
 			return nil
 		}
 		if fetches.IsClientClosed() {
@@ -244,8 +254,9 @@ func (r *Runner) commitFinished(only map[topicPartition]bool) {
 	u.mu.Unlock()
 }
 
-// release hands partitions over: unless lost, it waits for their records in hand (a killed
-// runner's end at once) and commits their finished prefix; then the runner forgets them.
+// release hands partitions over: unless lost, it waits for their records in hand (not once
+// the runner is killed: Kill wakes it) and commits their finished prefix; then the runner
+// forgets them.
 func (r *Runner) release(_ context.Context, m map[string][]int32, lost bool) {
 	u := r.unordered
 	gone := map[topicPartition]bool{}

@@ -19,6 +19,7 @@ type unorderedFixture struct {
 	in, out  string
 	n        int
 	hold     chan struct{}
+	deaf     bool     // "0" is held until hold closes even when the runner is killed (a C call)
 	handled  sync.Map // value → times handled
 	inFlight atomic.Int64
 	most     atomic.Int64
@@ -49,9 +50,13 @@ func (f *unorderedFixture) group(name string) Group {
 			for m := f.most.Load(); now > m && !f.most.CompareAndSwap(m, now); m = f.most.Load() {
 			}
 			if string(rec.Value) == "0" {
+				done := ctx.Done()
+				if f.deaf {
+					done = nil
+				}
 				select {
 				case <-f.hold:
-				case <-ctx.Done():
+				case <-done:
 					return nil, ctx.Err()
 				}
 			}
@@ -198,5 +203,48 @@ func TestRunnerUnorderedStop(t *testing.T) {
 		if f.times(i) != 1 {
 			t.Fatalf("record %d handled %d times", i, f.times(i))
 		}
+	}
+}
+
+// TestRunnerUnorderedKilledWhileReleasing: a runner killed while it hands a partition over
+// (waiting for its record in hand, in a call that does not heed the kill, as a Tesseract
+// call does not) stops at once: Kill and the release return, nothing is committed.
+func TestRunnerUnorderedKilledWhileReleasing(t *testing.T) {
+	const n = 3
+	f := newUnorderedFixture(t, "ur", n)
+	f.deaf = true
+	defer close(f.hold)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r, err := NewRunner(f.group("ur.group"), testOpts(f.brokers, WithUnordered(2))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	waitFor(t, ctx, "the records behind the one in hand handled", func() bool { return f.times(n-1) == 1 })
+	released := make(chan struct{})
+	go func() {
+		r.release(ctx, map[string][]int32{f.in: {0}}, false)
+		close(released)
+	}()
+	time.Sleep(50 * time.Millisecond) // the release waits for the record in hand
+	killed := make(chan struct{})
+	go func() {
+		r.Kill()
+		close(killed)
+	}()
+	for what, ch := range map[string]chan struct{}{"Kill": killed, "the release": released} {
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s still waits for the record in hand", what)
+		}
+	}
+	if c := f.committed(t, ctx, "ur.group"); c > 0 {
+		t.Fatalf("committed %d past the record in hand", c)
+	}
+	if f.times(0) != 0 {
+		t.Fatal("the record in hand was finished")
 	}
 }

@@ -293,7 +293,7 @@ func rectify(g *image.Gray, q quad, w, h int) *image.Gray {
 			x0, y0 := int(math.Floor(sx)), int(math.Floor(sy))
 			fx, fy := sx-float64(x0), sy-float64(y0)
 			var a, b, c, d float64
-			if x0 >= 0 && y0 >= 0 && x0+1 < gw && y0+1 < gh { // inside: no clamping
+			if x0 >= 0 && y0 >= 0 && x0 < gw-1 && y0 < gh-1 { // inside: no clamping (and no x0+1 to overflow)
 				i := y0*g.Stride + x0
 				a, b, c, d = float64(g.Pix[i]), float64(g.Pix[i+1]), float64(g.Pix[i+g.Stride]), float64(g.Pix[i+g.Stride+1])
 			} else {
