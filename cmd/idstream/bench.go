@@ -31,7 +31,7 @@ type benchOptions struct {
 	build                int
 	seed                 uint64
 	flow                 string
-	sessions             int
+	sessions, warmup     int
 	concurrency, rates   []float64
 	timeout, poll        time.Duration
 	cores                int
@@ -72,6 +72,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&o.flow, "flow", "id_card", "flow: id_card, chip_id_card, passport or vehicle_registration")
 	fs.StringVar(&o.chipPKI, "chip-pki", "", "for --flow chip_id_card: the development PKI (idstream chip-pki) whose document signer signs each session's chip; the service must trust its csca/ (--csca-dir)")
 	fs.IntVar(&o.sessions, "sessions", 20, "sessions per load level")
+	fs.IntVar(&o.warmup, "warmup", 2, "sessions sent one at a time before the first level, not measured (models, caches and the heap warm)")
 	fs.StringVar(&conc, "concurrency", "1,2,4", "closed-loop levels: sessions in flight")
 	fs.StringVar(&rates, "rate", "", "open-loop levels: sessions started per second (instead of --concurrency)")
 	fs.DurationVar(&o.timeout, "session-timeout", 2*time.Minute, "how long one session may take to be decided")
@@ -108,8 +109,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		o.apiKey = strings.TrimSpace(string(b))
 	}
-	if o.sessions < 1 {
-		return fmt.Errorf("%w: --sessions must be at least 1", errUsage)
+	if o.sessions < 1 || o.warmup < 0 {
+		return fmt.Errorf("%w: --sessions must be at least 1, --warmup at least 0", errUsage)
 	}
 	if o.build > 0 {
 		if err := buildCorpus(o.corpus, o.modelsDir, o.build, o.seed, stderr, evaluation.HeldOut); err != nil {
@@ -136,6 +137,14 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer o.hook.Close()
 	}
 	cl := &evalClient{base: strings.TrimRight(o.url, "/"), http: &http.Client{Timeout: 30 * time.Second}, corpus: c}
+	// A service just started runs its first sessions slower (lazy model setup, a small heap,
+	// cold caches): warmed, the first level's CPU per session, and so the compute limit, is
+	// the steady state's.
+	for i := range o.warmup {
+		if s := benchSession(ctx, cl, o, work[i%len(work)]); s.Err != "" {
+			return fmt.Errorf("warm-up session: %s", s.Err)
+		}
+	}
 	var sums []loadbench.Summary
 	run := func(mode string, offered float64) error {
 		l, err := benchLevel(ctx, cl, o, work, mode, offered, stderr)

@@ -29,7 +29,7 @@ import (
 func TestBenchCommand(t *testing.T) {
 	s := testService(t, allGroups, func(c *Config) { c.Sinks = []string{"webhook"} })
 	dir := t.TempDir()
-	levels, limit, table := runBenchOn(t, s, dir, "--flow", "id_card", "--sessions", "2", "--concurrency", "1,2", "--cores", "2")
+	levels, limit, table := runBenchOn(t, s, dir, "--flow", "id_card", "--sessions", "2", "--warmup", "1", "--concurrency", "1,2", "--cores", "2")
 	if testing.Verbose() {
 		t.Log("\n" + table)
 	}
@@ -87,7 +87,7 @@ func TestBenchChipFlow(t *testing.T) {
 		}
 	}
 	s := testService(t, allGroups, func(c *Config) { c.CSCADir = filepath.Join(pkiDir, mrtdtest.SignerCSCADir) })
-	levels, _, _ := runBenchOn(t, s, dir, "--flow", "chip_id_card", "--chip-pki", pkiDir, "--sessions", "1",
+	levels, _, _ := runBenchOn(t, s, dir, "--flow", "chip_id_card", "--chip-pki", pkiDir, "--sessions", "1", "--warmup", "0",
 		"--concurrency", "1", "--webhook-addr", "")
 	if len(levels) != 1 || levels[0].Decided != 1 || levels[0].Errors != 0 {
 		t.Fatalf("levels %+v: want one session decided without error", levels)
