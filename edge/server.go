@@ -5,6 +5,7 @@ package edge
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -42,6 +43,9 @@ type Config struct {
 	QualityReplies QualityReplies // nil: image steps answer 202 pending
 	Blobs          blob.Store
 	Images         ImageInspector // nil: imagecheck.Inspect with default limits and MaxImageBytes
+	// Decoded keeps the images the default Images decodes, for the groups of the same process
+	// that read the same captures next (imagecheck.Decoded); nil: none kept.
+	Decoded        *imagecheck.Decoded
 	Flows          flow.Set       // zero Set: flow.Default()
 	ConsentChecker ConsentChecker // nil: tenants that require consent cannot open sessions
 	// Admission is the pipeline's backlog the edge sheds load on (admission.go); nil: the
@@ -110,8 +114,13 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Images == nil {
 		lim := imagecheck.DefaultLimits()
 		lim.MaxBytes = cfg.MaxImageBytes
+		decoded := cfg.Decoded
 		cfg.Images = ImageInspectorFunc(func(data []byte) (string, error) {
-			info, err := imagecheck.Inspect(data, lim)
+			if decoded == nil {
+				info, err := imagecheck.Inspect(data, lim)
+				return info.MediaType, err
+			}
+			_, info, err := decoded.Decode(sha256.Sum256(data), data, lim)
 			return info.MediaType, err
 		})
 	}

@@ -95,6 +95,7 @@ func (s *Service) startEdge(topology.Node) error {
 		Sessions:       s.states,
 		QualityReplies: replies,
 		Blobs:          s.blobs,
+		Decoded:        s.decoded,
 		Flows:          s.flows,
 		TokenSecret:    secret,
 		QualityBudget:  s.cfg.QualityBudget,

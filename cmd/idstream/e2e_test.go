@@ -179,6 +179,11 @@ func TestEndToEndRetake(t *testing.T) {
 	if got := c.waitStatus(id, "verified", "rejected"); got["status"] != "verified" {
 		t.Fatalf("status = %v", got["status"])
 	}
+	// Each of the three pictures was decoded once, by the edge that checked it; the quality
+	// gate (all three) and OCR (the back and the sharp front) took it from there.
+	if hits, misses := s.decoded.Stats(); misses != 3 || hits < 5 {
+		t.Errorf("decoded images: %d decodes and %d reuses, want 3 decodes (one a picture) and 5 reuses at least", misses, hits)
+	}
 }
 
 // TestEndToEndWebhook: a decided session reaches the session's webhook_url, signed with the

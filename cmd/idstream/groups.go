@@ -142,7 +142,7 @@ func (s *Service) qualityGroup() (stream.Group, error) {
 		return stream.Group{}, err
 	}
 	gate := imagequality.NewGate(imagequality.DefaultThresholds())
-	return quality.NewGroup(s.codec, s.blobs, gate, quality.WithFaceDetector(faces, quality.DefaultSelfieFraming())), nil
+	return quality.NewGroup(s.codec, s.blobs, gate, quality.WithFaceDetector(faces, quality.DefaultSelfieFraming()), quality.WithDecodedImages(s.decoded)), nil
 }
 
 func (s *Service) livenessGroup() (stream.Group, error) {
@@ -150,7 +150,7 @@ func (s *Service) livenessGroup() (stream.Group, error) {
 	if err != nil {
 		return stream.Group{}, err
 	}
-	return liveness.NewGroup(s.codec, s.blobs, faces, liveness.WithLogger(s.log.With("group", "liveness")))
+	return liveness.NewGroup(s.codec, s.blobs, faces, liveness.WithDecodedImages(s.decoded), liveness.WithLogger(s.log.With("group", "liveness")))
 }
 
 func (s *Service) facematchGroup() (stream.Group, error) {
@@ -158,7 +158,7 @@ func (s *Service) facematchGroup() (stream.Group, error) {
 	if err != nil {
 		return stream.Group{}, err
 	}
-	return facematch.NewGroup(s.codec, s.blobs, faces, facematch.WithLogger(s.log.With("group", "facematch")))
+	return facematch.NewGroup(s.codec, s.blobs, faces, facematch.WithDecodedImages(s.decoded), facematch.WithLogger(s.log.With("group", "facematch")))
 }
 
 func (s *Service) erasureIndexGroup() (stream.Group, error) { return erasure.IndexGroup(s.codec), nil }
@@ -202,7 +202,7 @@ func (s *Service) ocrGroup() (stream.Group, error) {
 		}
 		s.ocrReader = reader
 	}
-	return ocr.NewGroup(s.codec, s.blobs, s.ocrReader, faces, ocr.WithLogger(s.log.With("group", "ocr"))), nil
+	return ocr.NewGroup(s.codec, s.blobs, s.ocrReader, faces, ocr.WithDecodedImages(s.decoded), ocr.WithLogger(s.log.With("group", "ocr"))), nil
 }
 
 // chipGroup declares the chip group with the CSCA trust anchors and the identity registry.
@@ -263,7 +263,7 @@ func (s *Service) fraudGroup() (stream.Group, error) {
 	}
 	s.spawn("fraud face index", faceIndex.Run)
 	return fraud.NewGroup(s.codec, key, blocklist, sightings,
-		fraud.WithRegistry(reg), fraud.WithBlobs(s.blobs), fraud.WithFaces(faces, faceIndex, blocklist),
+		fraud.WithRegistry(reg), fraud.WithBlobs(s.blobs), fraud.WithDecodedImages(s.decoded), fraud.WithFaces(faces, faceIndex, blocklist),
 		fraud.WithLogger(s.log.With("group", "fraud")))
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/idstream/idstream/internal/docread"
 	"github.com/idstream/idstream/internal/face"
 	"github.com/idstream/idstream/internal/flow"
+	"github.com/idstream/idstream/internal/imagecheck"
 	"github.com/idstream/idstream/internal/registry"
 	"github.com/idstream/idstream/internal/tenant"
 	"github.com/idstream/idstream/readmodel"
@@ -35,6 +36,11 @@ const topicRetention = 7 * 24 * time.Hour
 // Service is a running idstream process: any subset of the processor groups, optionally the
 // edge, on an embedded broker or an external cluster. It is what `idstream dev` runs and what
 // the end-to-end tests start, so both exercise the same wiring.
+// decodedImageBytes bounds the decoded images the process keeps for its other readers
+// (imagecheck.Decoded): the captures of the sessions in flight, each read by the edge and up
+// to five groups within seconds. A 2 MP photo decoded is 3 MB: about 20 of them.
+const decodedImageBytes = 64 << 20
+
 type Service struct {
 	cfg     Config
 	log     *slog.Logger
@@ -46,6 +52,7 @@ type Service struct {
 	kgoOpts []kgo.Opt
 
 	blobs    blob.Store
+	decoded  *imagecheck.Decoded // the images decoded lately, shared by the edge and the groups
 	flows    flow.Set
 	producer *stream.Producer // shared by the APIs and sinks (shared)
 	tenants  *tenant.Registry // loaded once (shared)
@@ -130,6 +137,7 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 	if s.blobs, err = blob.NewFS(filepath.Join(cfg.DataDir, "blobs")); err != nil {
 		return s, fmt.Errorf("blob store: %w", err)
 	}
+	s.decoded = imagecheck.NewDecoded(decodedImageBytes)
 	if s.flows, err = loadFlows(cfg.FlowsFile); err != nil {
 		return s, err
 	}

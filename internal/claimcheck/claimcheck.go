@@ -32,32 +32,40 @@ var (
 // empty for no check). It returns ErrGone or ErrUnusable as documented on them; any other
 // error is the store's failure, wrapped (transient: the caller retries).
 func Bytes(ctx context.Context, store blob.Store, uri, sha256Hex string) ([]byte, error) {
+	data, _, err := fetch(ctx, store, uri, sha256Hex)
+	return data, err
+}
+
+// fetch is Bytes that also returns the bytes' SHA-256.
+func fetch(ctx context.Context, store blob.Store, uri, sha256Hex string) ([]byte, [sha256.Size]byte, error) {
+	var sum [sha256.Size]byte
 	data, err := store.Get(ctx, uri)
 	switch {
 	case errors.Is(err, blob.ErrNotFound):
-		return nil, ErrGone
+		return nil, sum, ErrGone
 	case errors.Is(err, blob.ErrTooLarge), errors.Is(err, blob.ErrInvalidKey):
-		return nil, fmt.Errorf("%w: %w", ErrUnusable, err)
+		return nil, sum, fmt.Errorf("%w: %w", ErrUnusable, err)
 	case err != nil:
-		return nil, fmt.Errorf("claimcheck: get %s: %w", uri, err)
+		return nil, sum, fmt.Errorf("claimcheck: get %s: %w", uri, err)
 	}
-	if sha256Hex != "" {
-		sum := sha256.Sum256(data)
-		if !strings.EqualFold(hex.EncodeToString(sum[:]), sha256Hex) {
-			return nil, fmt.Errorf("%w: SHA-256 does not match its reference", ErrUnusable)
-		}
+	sum = sha256.Sum256(data)
+	if sha256Hex != "" && !strings.EqualFold(hex.EncodeToString(sum[:]), sha256Hex) {
+		return nil, sum, fmt.Errorf("%w: SHA-256 does not match its reference", ErrUnusable)
 	}
-	return data, nil
+	return data, sum, nil
 }
 
-// Image returns the image in the blob at uri (see Bytes), decoded within limits; bytes that
-// are no image within them are ErrUnusable.
-func Image(ctx context.Context, store blob.Store, uri, sha256Hex string, limits imagecheck.Limits) (image.Image, error) {
-	data, err := Bytes(ctx, store, uri, sha256Hex)
+// Image returns the image in the blob at uri (see Bytes), decoded within limits, or taken
+// from decoded when this process decoded the same bytes within the same limits lately (nil:
+// decoded here). The blob is read and checked either way: an erased blob is ErrGone, whatever
+// was decoded of it. Bytes that are no image within the limits are ErrUnusable. The image may
+// be shared with other readers of the same blob: it must not be modified.
+func Image(ctx context.Context, store blob.Store, uri, sha256Hex string, limits imagecheck.Limits, decoded *imagecheck.Decoded) (image.Image, error) {
+	data, sum, err := fetch(ctx, store, uri, sha256Hex)
 	if err != nil {
 		return nil, err
 	}
-	img, _, err := imagecheck.Decode(data, limits)
+	img, _, err := decoded.Decode(sum, data, limits)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnusable, err)
 	}

@@ -104,6 +104,13 @@ func WithImageLimits(lim imagecheck.Limits) Option {
 	return func(g *group) { g.limits = lim }
 }
 
+// WithDecodedImages shares decoded images with the other parts of the process that read the
+// same captures (imagecheck.Decoded): a capture is decoded once per process, not once per
+// group. Without it every capture is decoded here.
+func WithDecodedImages(d *imagecheck.Decoded) Option {
+	return func(g *group) { g.decoded = d }
+}
+
 // WithModelVersion sets the model_version reported in events and checks, replacing the one
 // NewGroup derives from the model files (see ModelVersion). Empty leaves the derived one.
 func WithModelVersion(v string) Option {
@@ -206,6 +213,7 @@ type group struct {
 	engine       *face.Engine
 	threshold    float64
 	limits       imagecheck.Limits
+	decoded      *imagecheck.Decoded // shared with the process's other readers (WithDecodedImages)
 	modelVersion string
 	cacheSize    int
 	cache        *resultCache
@@ -498,7 +506,7 @@ func (g *group) compare(p pairSpec, ra, rb faceResult) (*schemas.FacePair, schem
 // gone; an unusable image or one without a face is a result with a reason, not an error.
 func (g *group) embed(ctx context.Context, s *source) (r faceResult, found bool, err error) {
 	unreadable := faceResult{reason: ReasonImageUnreadable}
-	img, err := claimcheck.Image(ctx, g.blobs, s.ref.URI, s.ref.SHA256, g.limits)
+	img, err := claimcheck.Image(ctx, g.blobs, s.ref.URI, s.ref.SHA256, g.limits, g.decoded)
 	switch {
 	case errors.Is(err, claimcheck.ErrGone):
 		return faceResult{}, false, nil

@@ -172,7 +172,7 @@ func hasStep(st *schemas.SessionState, step string) bool { return slices.Contain
 // selfie_unreadable, no_face_found) is returned instead of an embedding when there is none;
 // err only for a blob store or model failure.
 func (g *group) embedSelfie(ctx context.Context, s selfie) (vec []float32, reason string, err error) {
-	img, err := claimcheck.Image(ctx, g.blobs, s.ref.URI, s.ref.SHA256, g.faces.limits)
+	img, err := claimcheck.Image(ctx, g.blobs, s.ref.URI, s.ref.SHA256, g.faces.limits, g.decoded)
 	switch {
 	case errors.Is(err, claimcheck.ErrGone):
 		return nil, ReasonSelfieUnavailable, nil

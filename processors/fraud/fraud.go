@@ -50,6 +50,7 @@ import (
 	"time"
 
 	"github.com/idstream/idstream/internal/blob"
+	"github.com/idstream/idstream/internal/imagecheck"
 	"github.com/idstream/idstream/internal/registry"
 	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
@@ -203,6 +204,11 @@ func WithRecordStatus(outcome registry.RecordOutcome, status string) Option {
 // is not examined).
 func WithBlobs(s blob.Store) Option { return func(g *group) { g.blobs = s } }
 
+// WithDecodedImages shares decoded images with the other parts of the process that read the
+// same captures (imagecheck.Decoded): a capture is decoded once per process, not once per
+// group. Without it every image is decoded here.
+func WithDecodedImages(d *imagecheck.Decoded) Option { return func(g *group) { g.decoded = d } }
+
 // WithRequireNonceEcho makes a capture whose client signals carry no "nonce" echo fail
 // injection_suspected (signal nonce_missing). Off by default: proxy integrations and plain
 // REST clients send no client signals.
@@ -285,6 +291,7 @@ type group struct {
 	sightings       SightingIndex
 	reg             registry.Registry
 	blobs           blob.Store
+	decoded         *imagecheck.Decoded // shared with the process's other readers (WithDecodedImages)
 	registryTimeout time.Duration
 	recordStatus    map[registry.RecordOutcome]string
 	minAge          int

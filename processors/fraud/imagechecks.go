@@ -2,6 +2,7 @@ package fraud
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -182,7 +183,7 @@ func (g *group) perceptualEntries(c *schemas.CaptureSubmitted, images []captured
 		if im.data == nil {
 			continue
 		}
-		img, _, err := imagecheck.Decode(im.data, g.img.limits)
+		img, _, err := g.decoded.Decode(sha256.Sum256(im.data), im.data, g.img.limits)
 		if err != nil {
 			continue
 		}
@@ -258,7 +259,7 @@ func (g *group) hashBlob(ctx context.Context, sessionID string, b schemas.BlobRe
 		}
 		return 0, false
 	}
-	img, _, err := imagecheck.Decode(data, g.img.limits)
+	img, _, err := g.decoded.Decode(sha256.Sum256(data), data, g.img.limits)
 	if err != nil {
 		return 0, false
 	}

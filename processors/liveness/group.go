@@ -77,6 +77,13 @@ func WithImageLimits(lim imagecheck.Limits) Option {
 	return func(g *group) { g.limits = lim }
 }
 
+// WithDecodedImages shares decoded images with the other parts of the process that read the
+// same captures (imagecheck.Decoded): a capture is decoded once per process, not once per
+// group. Without it every capture is decoded here.
+func WithDecodedImages(d *imagecheck.Decoded) Option {
+	return func(g *group) { g.decoded = d }
+}
+
 // WithModelVersion sets the model_version reported in events and checks, replacing the one
 // NewGroup derives from the model files (see ModelVersion). Empty leaves the derived one.
 func WithModelVersion(v string) Option {
@@ -156,6 +163,7 @@ type group struct {
 	engine       *face.Engine
 	now          func() time.Time
 	limits       imagecheck.Limits
+	decoded      *imagecheck.Decoded // shared with the process's other readers (WithDecodedImages)
 	modelVersion string
 	log          *slog.Logger
 }
@@ -214,7 +222,7 @@ func (g *group) assess(ctx context.Context, qa *schemas.QualityAssessed) (*schem
 		return ev, nil
 	}
 
-	img, err := claimcheck.Image(ctx, g.blobs, qa.Image.URI, qa.Image.SHA256, g.limits)
+	img, err := claimcheck.Image(ctx, g.blobs, qa.Image.URI, qa.Image.SHA256, g.limits, g.decoded)
 	switch {
 	case errors.Is(err, claimcheck.ErrGone):
 		return nil, nil

@@ -116,6 +116,13 @@ func WithImageLimits(lim imagecheck.Limits) Option {
 	return func(g *group) { g.limits = lim }
 }
 
+// WithDecodedImages shares decoded images with the other parts of the process that read the
+// same captures (imagecheck.Decoded): a capture is decoded once per process, not once per
+// group. Without it every capture is decoded here.
+func WithDecodedImages(d *imagecheck.Decoded) Option {
+	return func(g *group) { g.decoded = d }
+}
+
 // WithMinConfidence sets the OCR confidence in [0, 1] below which a required field makes
 // document.fields warn low_confidence (default DefaultMinConfidence). Values outside [0, 1]
 // leave the default.
@@ -260,6 +267,7 @@ type group struct {
 	faces         FaceDetector
 	now           func() time.Time
 	limits        imagecheck.Limits
+	decoded       *imagecheck.Decoded // shared with the process's other readers (WithDecodedImages)
 	minConfidence float64
 	faceMargin    float64
 	modelVersion  string

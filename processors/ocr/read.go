@@ -140,7 +140,7 @@ func (g *group) load(ctx context.Context, qa *schemas.QualityAssessed) (img imag
 	if qa.Image.URI == "" {
 		return nil, false, nil
 	}
-	img, err = claimcheck.Image(ctx, g.blobs, qa.Image.URI, qa.Image.SHA256, g.limits)
+	img, err = claimcheck.Image(ctx, g.blobs, qa.Image.URI, qa.Image.SHA256, g.limits, g.decoded)
 	switch {
 	case errors.Is(err, claimcheck.ErrGone):
 		return nil, true, nil

@@ -123,6 +123,13 @@ func WithImageLimits(lim imagecheck.Limits) Option {
 	return func(g *group) { g.limits = lim }
 }
 
+// WithDecodedImages shares decoded images with the other parts of the process that read the
+// same captures (imagecheck.Decoded): a capture is decoded once per process, not once per
+// group. Without it every capture is decoded here.
+func WithDecodedImages(d *imagecheck.Decoded) Option {
+	return func(g *group) { g.decoded = d }
+}
+
 // NewGroup declares the quality group. Its handler, for a record of schemas.TopicCaptures:
 //   - emits nothing for an nfc capture, a step it does not know, a tombstone, or a capture
 //     whose image blob is gone (blob.ErrNotFound: the session was erased);
@@ -157,6 +164,7 @@ type group struct {
 	gate    *imagequality.Gate
 	now     func() time.Time
 	limits  imagecheck.Limits
+	decoded *imagecheck.Decoded // shared with the process's other readers (WithDecodedImages)
 	faces   FaceDetector
 	framing SelfieFraming
 }
@@ -228,7 +236,7 @@ func (g *group) assess(ctx context.Context, c *schemas.CaptureSubmitted, kind im
 		return unusable()
 	}
 	qa.Image = ref
-	img, err := claimcheck.Image(ctx, g.blobs, ref.URI, ref.SHA256, g.limits)
+	img, err := claimcheck.Image(ctx, g.blobs, ref.URI, ref.SHA256, g.limits, g.decoded)
 	switch {
 	case errors.Is(err, claimcheck.ErrGone):
 		return nil, false, nil

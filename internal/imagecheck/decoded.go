@@ -1,0 +1,107 @@
+package imagecheck
+
+import (
+	"crypto/sha256"
+	"image"
+	"sync"
+)
+
+// Decoded keeps the images most recently decoded, by the SHA-256 of their bytes and the
+// limits they were checked against, so that the parts of one process that read the same
+// capture (the edge that validates it, then the quality gate, OCR, liveness, face match and
+// fraud) decode it once. The same bytes always decode to the same image, so a hit is what a
+// decode would give; only images that decoded are kept, the last ones within a budget of
+// memory (first in, first out). The images are shared: callers must not modify them. A nil
+// *Decoded decodes every time. Safe for concurrent use.
+type Decoded struct {
+	mu     sync.Mutex
+	budget int // bytes of pixels kept at most
+	used   int
+	order  []decodedKey
+	byKey  map[decodedKey]decodedImage
+	hits   int64 // decodes answered from the images kept
+	misses int64 // decodes made
+}
+
+// Stats returns how many decodes were answered from the images kept (hits) and how many were
+// made (misses), since d was made.
+func (d *Decoded) Stats() (hits, misses int64) {
+	if d == nil {
+		return 0, 0
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.hits, d.misses
+}
+
+type decodedKey struct {
+	sum [sha256.Size]byte
+	lim Limits
+}
+
+type decodedImage struct {
+	img  image.Image
+	info Info
+	size int // bytes of pixels
+}
+
+// NewDecoded keeps the last images decoded whose pixels take budget bytes at most (a 2 MP
+// JPEG photo decoded takes 3 MB); an image larger than the budget is not kept, nor any with
+// a budget < 1.
+func NewDecoded(budget int) *Decoded {
+	return &Decoded{budget: budget, byKey: make(map[decodedKey]decodedImage)}
+}
+
+// pixelBytes is the memory img's pixels take.
+func pixelBytes(img image.Image) int {
+	switch m := img.(type) {
+	case *image.YCbCr:
+		return len(m.Y) + len(m.Cb) + len(m.Cr)
+	case *image.Gray:
+		return len(m.Pix)
+	case *image.RGBA:
+		return len(m.Pix)
+	case *image.NRGBA:
+		return len(m.Pix)
+	}
+	b := img.Bounds()
+	return b.Dx() * b.Dy() * 8
+}
+
+// Decode is the package's Decode of data, whose SHA-256 is sum (the caller checked it, or
+// computed it): from the images kept when data was decoded within lim before.
+func (d *Decoded) Decode(sum [sha256.Size]byte, data []byte, lim Limits) (image.Image, Info, error) {
+	if d == nil || d.budget < 1 {
+		return Decode(data, lim)
+	}
+	k := decodedKey{sum, lim.withDefaults()} // a zero field means its default: the same limits
+	d.mu.Lock()
+	e, ok := d.byKey[k]
+	if ok {
+		d.hits++
+	} else {
+		d.misses++
+	}
+	d.mu.Unlock()
+	if ok {
+		return e.img, e.info, nil
+	}
+	img, info, err := Decode(data, lim)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	size := pixelBytes(img)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.byKey[k]; !ok && size <= d.budget {
+		for d.used+size > d.budget {
+			d.used -= d.byKey[d.order[0]].size
+			delete(d.byKey, d.order[0])
+			d.order = d.order[1:]
+		}
+		d.byKey[k] = decodedImage{img, info, size}
+		d.order = append(d.order, k)
+		d.used += size
+	}
+	return img, info, nil
+}
