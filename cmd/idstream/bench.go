@@ -136,7 +136,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		defer o.hook.Close()
 	}
-	cl := &evalClient{base: strings.TrimRight(o.url, "/"), http: &http.Client{Timeout: 30 * time.Second}, corpus: c}
+	// Every upload is other bytes (uniqueJPEG): the service must decode each as it would a
+	// new person's, not find it among the images it decoded for an earlier session.
+	cl := &evalClient{base: strings.TrimRight(o.url, "/"), http: &http.Client{Timeout: 30 * time.Second}, corpus: c, uploads: new(atomic.Int64)}
 	// A service just started runs its first sessions slower (lazy model setup, a small heap,
 	// cold caches): warmed, the first level's CPU per session, and so the compute limit, is
 	// the steady state's.

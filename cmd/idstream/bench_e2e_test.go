@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"image"
+	"image/color"
+	"image/jpeg"
 	"image/png"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,6 +19,7 @@ import (
 
 	"github.com/idstream/idstream/internal/evaluation"
 	"github.com/idstream/idstream/internal/face/facetest"
+	"github.com/idstream/idstream/internal/imagecheck"
 	"github.com/idstream/idstream/internal/loadbench"
 	"github.com/idstream/idstream/internal/mrtd/mrtdtest"
 	"github.com/idstream/idstream/processors/chip"
@@ -141,4 +147,57 @@ func runBenchOn(t *testing.T, s *testEnv, dir string, args ...string) ([]loadben
 		t.Fatal(err)
 	}
 	return rep.Levels, rep.Limit, stdout.String()
+}
+
+// TestUniqueJPEG: an upload numbered by the bench is other bytes than the corpus's and than
+// another upload of the same picture, and decodes to the same image; a PNG is left as it is.
+func TestUniqueJPEG(t *testing.T) {
+	var buf bytes.Buffer
+	src := image.NewGray(image.Rect(0, 0, 16, 8))
+	src.SetGray(3, 2, color.Gray{Y: 200})
+	if err := jpeg.Encode(&buf, src, nil); err != nil {
+		t.Fatal(err)
+	}
+	a, b := uniqueJPEG(buf.Bytes(), 1), uniqueJPEG(buf.Bytes(), 2)
+	if bytes.Equal(a, buf.Bytes()) || bytes.Equal(a, b) {
+		t.Fatal("numbered uploads are the same bytes")
+	}
+	want, _, err := imagecheck.Decode(buf.Bytes(), imagecheck.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := imagecheck.Decode(a, imagecheck.Limits{})
+	if err != nil {
+		t.Fatalf("a numbered upload does not decode: %v", err)
+	}
+	if !bytes.Equal(got.(*image.Gray).Pix, want.(*image.Gray).Pix) {
+		t.Fatal("a numbered upload decodes to another image")
+	}
+	png := []byte("\x89PNG\r\n\x1a\n")
+	if !bytes.Equal(uniqueJPEG(png, 3), png) {
+		t.Fatal("a PNG was changed")
+	}
+}
+
+// TestChipPKIKeepsWhatIsThere: idstream chip-pki makes nothing over a directory that holds a
+// trust anchor without a signer (a real CSCA directory given by mistake): it refuses, and the
+// certificate there is left as it was.
+func TestChipPKIKeepsWhatIsThere(t *testing.T) {
+	dir := t.TempDir()
+	anchor := filepath.Join(dir, mrtdtest.SignerCSCADir, "csca.pem")
+	if err := os.MkdirAll(filepath.Dir(anchor), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(anchor, []byte("a real CSCA"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := runChipPKI([]string{dir}, io.Discard); err == nil {
+		t.Fatal("a PKI was made over a trust anchor")
+	}
+	if b, err := os.ReadFile(anchor); err != nil || string(b) != "a real CSCA" {
+		t.Fatalf("the trust anchor was changed: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, mrtdtest.SignerFile)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a signer was written beside it: %v", err)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"os"
 	"path/filepath"
 
 	"github.com/idstream/idstream/internal/mrtd/mrtdtest"
@@ -31,12 +32,15 @@ func runChipPKI(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: chip-pki DIR", errUsage)
 	}
 	dir := flags.Arg(0)
-	switch _, err := mrtdtest.LoadSigner(dir); {
-	case err == nil:
+	_, err := mrtdtest.LoadSigner(dir)
+	if err == nil {
 		fmt.Fprintf(stdout, "a development PKI is already in %s: trust %s\n", dir, filepath.Join(dir, mrtdtest.SignerCSCADir))
 		return nil
-	case !errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s holds a PKI that cannot be read (remove it to make a new one): %w", dir, err)
+	}
+	for _, f := range []string{mrtdtest.SignerFile, mrtdtest.SignerCSCADir} {
+		if _, serr := os.Stat(filepath.Join(dir, f)); !errors.Is(serr, fs.ErrNotExist) {
+			return fmt.Errorf("%s holds a PKI that cannot be used (remove it to make a new one): %w", dir, err)
+		}
 	}
 	pki, err := mrtdtest.NewPKI(mrtdtest.ECDSAP256)
 	if err != nil {

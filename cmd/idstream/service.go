@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -25,6 +26,11 @@ import (
 	"github.com/idstream/idstream/internal/imagecheck"
 	"github.com/idstream/idstream/internal/registry"
 	"github.com/idstream/idstream/internal/tenant"
+	"github.com/idstream/idstream/processors/facematch"
+	"github.com/idstream/idstream/processors/fraud"
+	"github.com/idstream/idstream/processors/liveness"
+	"github.com/idstream/idstream/processors/ocr"
+	"github.com/idstream/idstream/processors/quality"
 	"github.com/idstream/idstream/readmodel"
 	"github.com/idstream/idstream/schemas"
 	"github.com/idstream/idstream/stream"
@@ -40,6 +46,22 @@ const topicRetention = 7 * 24 * time.Hour
 // (imagecheck.Decoded): the captures of the sessions in flight, each read by the edge and up
 // to five groups within seconds. A 2 MP photo decoded is 3 MB: about 20 of them.
 const decodedImageBytes = 64 << 20
+
+// imageReaders counts the parts of a process that decode captures: the edge (it checks
+// every upload) and the groups that read them. Below two, nothing decoded would be read again
+// in the process: it keeps none (separate processes each decode what they read).
+func imageReaders(groups []string, edge bool) int {
+	n := 0
+	if edge {
+		n++
+	}
+	for _, g := range groups {
+		if slices.Contains([]string{quality.GroupName, ocr.GroupName, liveness.GroupName, facematch.GroupName, fraud.GroupName}, g) {
+			n++
+		}
+	}
+	return n
+}
 
 type Service struct {
 	cfg     Config
@@ -137,7 +159,9 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 	if s.blobs, err = blob.NewFS(filepath.Join(cfg.DataDir, "blobs")); err != nil {
 		return s, fmt.Errorf("blob store: %w", err)
 	}
-	s.decoded = imagecheck.NewDecoded(decodedImageBytes)
+	if imageReaders(cfg.Groups, opts.withEdge) > 1 {
+		s.decoded = imagecheck.NewDecoded(decodedImageBytes)
+	}
 	if s.flows, err = loadFlows(cfg.FlowsFile); err != nil {
 		return s, err
 	}

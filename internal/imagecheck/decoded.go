@@ -4,23 +4,55 @@ import (
 	"crypto/sha256"
 	"image"
 	"sync"
+	"time"
 )
 
 // Decoded keeps the images most recently decoded, by the SHA-256 of their bytes and the
 // limits they were checked against, so that the parts of one process that read the same
 // capture (the edge that validates it, then the quality gate, OCR, liveness, face match and
 // fraud) decode it once. The same bytes always decode to the same image, so a hit is what a
-// decode would give; only images that decoded are kept, the last ones within a budget of
-// memory (first in, first out). The images are shared: callers must not modify them. A nil
-// *Decoded decodes every time. Safe for concurrent use.
+// decode would give; only images that decoded are kept: the last ones within a budget of
+// memory (first in, first out), for a few minutes at most (an image older than maxAge is
+// dropped at the next decode; an idle process keeps its last images until then). The images
+// are shared: callers must not modify them. A nil *Decoded decodes every time. Safe for
+// concurrent use.
 type Decoded struct {
 	mu     sync.Mutex
-	budget int // bytes of pixels kept at most
+	budget int // bytes kept at most (pixels and entryOverhead per image)
+	maxAge time.Duration
+	now    func() time.Time
 	used   int
-	order  []decodedKey
+	order  []decodedKey // oldest first
 	byKey  map[decodedKey]decodedImage
 	hits   int64 // decodes answered from the images kept
 	misses int64 // decodes made
+}
+
+type decodedKey struct {
+	sum [sha256.Size]byte
+	lim Limits
+}
+
+type decodedImage struct {
+	img  image.Image
+	info Info
+	size int // bytes charged to the budget
+	at   time.Time
+}
+
+// entryOverhead is what an image kept costs beyond its pixels (its entry, key, header): a
+// budget of tiny images is a bounded number of them.
+const entryOverhead = 1 << 10
+
+// decodedMaxAge is how long an image is kept at most: the groups of a process read a capture
+// within seconds of the edge, or minutes under a backlog.
+const decodedMaxAge = 3 * time.Minute
+
+// NewDecoded keeps the last images decoded whose pixels take budget bytes at most (a 2 MP
+// JPEG photo decoded takes 3 MB), for three minutes at most; an image larger than the budget
+// is not kept, nor any with a budget < 1.
+func NewDecoded(budget int) *Decoded {
+	return &Decoded{budget: budget, maxAge: decodedMaxAge, now: time.Now, byKey: make(map[decodedKey]decodedImage)}
 }
 
 // Stats returns how many decodes were answered from the images kept (hits) and how many were
@@ -32,24 +64,6 @@ func (d *Decoded) Stats() (hits, misses int64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.hits, d.misses
-}
-
-type decodedKey struct {
-	sum [sha256.Size]byte
-	lim Limits
-}
-
-type decodedImage struct {
-	img  image.Image
-	info Info
-	size int // bytes of pixels
-}
-
-// NewDecoded keeps the last images decoded whose pixels take budget bytes at most (a 2 MP
-// JPEG photo decoded takes 3 MB); an image larger than the budget is not kept, nor any with
-// a budget < 1.
-func NewDecoded(budget int) *Decoded {
-	return &Decoded{budget: budget, byKey: make(map[decodedKey]decodedImage)}
 }
 
 // pixelBytes is the memory img's pixels take.
@@ -76,6 +90,7 @@ func (d *Decoded) Decode(sum [sha256.Size]byte, data []byte, lim Limits) (image.
 	}
 	k := decodedKey{sum, lim.withDefaults()} // a zero field means its default: the same limits
 	d.mu.Lock()
+	d.expire()
 	e, ok := d.byKey[k]
 	if ok {
 		d.hits++
@@ -90,18 +105,31 @@ func (d *Decoded) Decode(sum [sha256.Size]byte, data []byte, lim Limits) (image.
 	if err != nil {
 		return nil, Info{}, err
 	}
-	size := pixelBytes(img)
+	size := pixelBytes(img) + entryOverhead
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if _, ok := d.byKey[k]; !ok && size <= d.budget {
 		for d.used+size > d.budget {
-			d.used -= d.byKey[d.order[0]].size
-			delete(d.byKey, d.order[0])
-			d.order = d.order[1:]
+			d.dropOldest()
 		}
-		d.byKey[k] = decodedImage{img, info, size}
+		d.byKey[k] = decodedImage{img, info, size, d.now()}
 		d.order = append(d.order, k)
 		d.used += size
 	}
 	return img, info, nil
+}
+
+// expire drops the images older than maxAge (under mu).
+func (d *Decoded) expire() {
+	cutoff := d.now().Add(-d.maxAge)
+	for len(d.order) > 0 && d.byKey[d.order[0]].at.Before(cutoff) {
+		d.dropOldest()
+	}
+}
+
+// dropOldest drops the image kept longest (under mu; one is kept).
+func (d *Decoded) dropOldest() {
+	d.used -= d.byKey[d.order[0]].size
+	delete(d.byKey, d.order[0])
+	d.order = d.order[1:]
 }

@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/png"
 	"testing"
+	"time"
 )
 
 // TestDecodedKeepsTheLast: the same bytes within the same limits are decoded once while
@@ -20,7 +21,7 @@ func TestDecodedKeepsTheLast(t *testing.T) {
 		}
 		return buf.Bytes(), sha256.Sum256(buf.Bytes())
 	}
-	d := NewDecoded(2 * 32 * 20) // two of these grey pictures
+	d := NewDecoded(2 * (32*20 + entryOverhead)) // two of these grey pictures
 	a, sa := pngOf(30)
 	b, sb := pngOf(31)
 	c, sc := pngOf(32)
@@ -50,9 +51,12 @@ func TestDecodedKeepsTheLast(t *testing.T) {
 			t.Fatal("bytes that do not decode decoded")
 		}
 	}
-	big, sbig := pngOf(100)
+	if _, ok := d.byKey[decodedKey{sbad, Limits{}.withDefaults()}]; ok {
+		t.Fatal("bytes that do not decode were kept")
+	}
+	big, sbig := pngOf(200) // 200×20 pixels: over the budget
 	d.Decode(sbig, big, Limits{})
-	if _, ok := d.byKey[decodedKey{sbig, Limits{}}]; ok {
+	if _, ok := d.byKey[decodedKey{sbig, Limits{}.withDefaults()}]; ok {
 		t.Fatal("an image over the budget was kept")
 	}
 	if len(d.byKey) > 2 || d.used > d.budget {
@@ -61,5 +65,29 @@ func TestDecodedKeepsTheLast(t *testing.T) {
 	var none *Decoded
 	if img, _, err := none.Decode(sa, a, Limits{}); err != nil || img.Bounds().Dx() != 30 {
 		t.Fatalf("a nil Decoded: %v, %v", img, err)
+	}
+}
+
+// TestDecodedForgetsTheOld: an image kept longer than its maximum age is decoded again.
+func TestDecodedForgetsTheOld(t *testing.T) {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 10, 10))); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	now := time.Unix(1000, 0)
+	d := NewDecoded(1 << 20)
+	d.now = func() time.Time { return now }
+	first, _, _ := d.Decode(sum, buf.Bytes(), Limits{})
+	now = now.Add(decodedMaxAge - time.Second)
+	if again, _, _ := d.Decode(sum, buf.Bytes(), Limits{}); again != first {
+		t.Fatal("an image within its age decoded again")
+	}
+	now = now.Add(2 * time.Second)
+	if again, _, _ := d.Decode(sum, buf.Bytes(), Limits{}); again == first {
+		t.Fatal("an image past its age came from the cache")
+	}
+	if d.used != 10*10+entryOverhead || len(d.order) != 1 {
+		t.Fatalf("%d bytes in %d entries after the old one expired, want one", d.used, len(d.order))
 	}
 }

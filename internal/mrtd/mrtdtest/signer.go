@@ -24,7 +24,8 @@ const (
 // shared between processes (a load generator signing chips for a service that trusts its
 // CSCA): dir/csca/csca.pem (the CSCA certificate alone, so that dir/csca can be a service's
 // --csca-dir) and dir/signer.pem (the DS certificate and its PKCS#8 private key, mode 0600).
-// Nothing else of the PKI is written.
+// Nothing else of the PKI is written, and nothing is overwritten: a file already there is an
+// error (fs.ErrExist).
 func (p *PKI) SaveSigner(dir string) error {
 	if p.CSCA == nil || p.DS == nil || p.DS.Key == nil {
 		return errors.New("mrtdtest: save signer: the PKI has no CSCA or document signer")
@@ -36,13 +37,26 @@ func (p *PKI) SaveSigner(dir string) error {
 	if err := os.MkdirAll(filepath.Join(dir, SignerCSCADir), 0o755); err != nil {
 		return fmt.Errorf("mrtdtest: save signer: %w", err)
 	}
-	csca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.CSCA.Certificate.Raw})
-	if err := os.WriteFile(filepath.Join(dir, SignerCSCADir, "csca.pem"), csca, 0o644); err != nil {
-		return fmt.Errorf("mrtdtest: save signer: %w", err)
-	}
 	signer := append(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.DS.Certificate.Raw}),
 		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key})...)
-	if err := os.WriteFile(filepath.Join(dir, SignerFile), signer, 0o600); err != nil {
+	if err := writeNew(filepath.Join(dir, SignerFile), signer, 0o600); err != nil {
+		return err
+	}
+	csca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.CSCA.Certificate.Raw})
+	return writeNew(filepath.Join(dir, SignerCSCADir, "csca.pem"), csca, 0o644)
+}
+
+// writeNew writes data to a file that must not exist yet, with mode perm.
+func writeNew(path string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return fmt.Errorf("mrtdtest: save signer: %w", err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("mrtdtest: save signer: %w", err)
 	}
 	return nil
@@ -50,7 +64,8 @@ func (p *PKI) SaveSigner(dir string) error {
 
 // LoadSigner reads what SaveSigner wrote under dir: a PKI whose CSCA holds the certificate
 // only and whose DS signs (BuildSOD), Now the current time; its other certificates are nil.
-// The algorithm is the document signer key's (ECDSAP256 or RSA2048).
+// The algorithm is the document signer key's (ECDSAP256 or RSA2048). A document signer that
+// is not valid now (its chips would fail passive authentication) is an error.
 func LoadSigner(dir string) (*PKI, error) {
 	csca, err := readPEM(filepath.Join(dir, SignerCSCADir, "csca.pem"))
 	if err != nil {
@@ -86,6 +101,9 @@ func LoadSigner(dir string) (*PKI, error) {
 	}
 	if err := dsCert.CheckSignatureFrom(cscaCert); err != nil {
 		return nil, fmt.Errorf("mrtdtest: load signer: the DS is not the CSCA's: %w", err)
+	}
+	if p.Now.Before(dsCert.NotBefore) || p.Now.After(dsCert.NotAfter) || p.Now.After(cscaCert.NotAfter) {
+		return nil, fmt.Errorf("mrtdtest: load signer from %s: not valid now (the DS until %s)", dir, dsCert.NotAfter.Format(time.DateOnly))
 	}
 	return p, nil
 }

@@ -1,6 +1,8 @@
 package mrtdtest_test
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -55,5 +57,11 @@ func TestSignerSavedAndLoaded(t *testing.T) {
 	}
 	if _, err := mrtdtest.LoadSigner(t.TempDir()); err == nil {
 		t.Fatal("an empty directory loaded as a signer")
+	}
+	if err := other.SaveSigner(dir); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("another PKI saved over this one: %v, want fs.ErrExist", err)
+	}
+	if again, err := mrtdtest.LoadSigner(dir); err != nil || !again.CSCA.Certificate.Equal(p.CSCA.Certificate) {
+		t.Fatalf("the PKI saved first is not the one there: %v", err)
 	}
 }

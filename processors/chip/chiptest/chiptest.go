@@ -195,11 +195,14 @@ func MRZ(t testing.TB, persona registry.Persona, expiry time.Time) []string {
 // MRZLines returns the TD1 MRZ of persona's Vietnamese chip ID card expiring at expiry:
 // document number the last nine digits of the ID number, optional data the ID number, every
 // check digit right, the name transliterated without diacritics. It returns an error for a
-// persona without a 12-digit ID number or a date of birth.
+// persona without a 12-digit ID number, a one-letter sex or a date of birth.
 func MRZLines(persona registry.Persona, expiry time.Time) ([]string, error) {
 	id := persona.IDNumber
 	if len(id) != 12 {
 		return nil, fmt.Errorf("chiptest: persona %q has no 12-digit ID number", persona.Key)
+	}
+	if len(persona.Sex) != 1 {
+		return nil, fmt.Errorf("chiptest: persona %q has no one-letter sex", persona.Key)
 	}
 	dob, err := time.Parse(time.DateOnly, persona.DateOfBirth)
 	if err != nil {
