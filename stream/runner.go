@@ -27,7 +27,8 @@ const (
 
 // Runner runs a stateless Group at least once: a record's outputs are acknowledged before
 // its offset is committed; records of one partition are handled in order, partitions of a
-// poll concurrently (or, WithUnordered, up to n records at once in any order). Run once per Runner; Kill may be called from any goroutine.
+// poll concurrently (or, WithUnordered, up to n records at once in any order). Run once per
+// Runner; Kill may be called from any goroutine.
 type Runner struct {
 	g    Group
 	cfg  config
