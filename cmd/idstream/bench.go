@@ -407,6 +407,7 @@ func benchSession(ctx context.Context, cl *evalClient, o benchOptions, c benchCa
 			return fail(fmt.Errorf("upload %s: HTTP %d", step, res.status))
 		}
 		s.Gate = append(s.Gate, res.elapsed)
+		s.GateStep = append(s.GateStep, step)
 	}
 	last := time.Now()
 	for {

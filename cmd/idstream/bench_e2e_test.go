@@ -50,6 +50,11 @@ func TestBenchCommand(t *testing.T) {
 			t.Errorf("level ×%g: gate p50 %v ms, decision p99 %v ms, webhook p99 %v ms, %v sessions/s; want all measured",
 				l.Offered, l.GateP50, l.DecisionP99, l.WebhookP99, l.PerSecond)
 		}
+		for _, step := range []string{"document_front", "document_back", "selfie"} {
+			if sp, ok := l.GateByStep[step]; !ok || !(sp.P99 > 0) {
+				t.Errorf("level ×%g: gate answers of %s %v, want timed", l.Offered, step, sp)
+			}
+		}
 		for _, g := range []string{"quality", "ocr", "liveness", "facematch"} {
 			if runtime.GOOS != "linux" {
 				break // a group's CPU is measured on Linux only

@@ -21,6 +21,7 @@ const (
 // Session is one verification session the bench drove.
 type Session struct {
 	Gate     []time.Duration // each capture's upload → the gate's answer
+	GateStep []string        // the step of each Gate answer ("document_front", "selfie", …)
 	Decision time.Duration   // the last capture's answer → Data Get first shows the decision; 0 when undecided
 	Webhook  time.Duration   // the last capture's answer → the session-completed webhook received; 0 when none was
 	DataGet  []time.Duration // every Data Get the bench made while waiting
@@ -51,6 +52,7 @@ type Summary struct {
 	PerSecond          float64            `json:"sessions_per_s"`
 	GateP50            Millis             `json:"gate_p50_ms"`
 	GateP99            Millis             `json:"gate_p99_ms"`
+	GateByStep         map[string]Spread  `json:"gate_by_step"` // the same, of each step's captures
 	DecisionP50        Millis             `json:"decision_p50_ms"`
 	DecisionP99        Millis             `json:"decision_p99_ms"`
 	WebhookP50         Millis             `json:"webhook_p50_ms"` // last capture → webhook received; null without a receiver
@@ -59,6 +61,12 @@ type Summary struct {
 	CPUPerSession      float64            `json:"cpu_s_per_session"`
 	GroupCPUPerSession map[string]float64 `json:"group_cpu_s_per_session"`
 	OtherCPUPerSession float64            `json:"other_cpu_s_per_session"` // the edge, the runtime, the broker when embedded
+}
+
+// Spread is a latency's median and 99th percentile.
+type Spread struct {
+	P50 Millis `json:"p50_ms"`
+	P99 Millis `json:"p99_ms"`
 }
 
 // Millis is a latency in milliseconds; NaN when nothing was measured, which JSON writes as
@@ -78,8 +86,14 @@ func (m Millis) MarshalJSON() ([]byte, error) {
 func Summarise(l Level) Summary {
 	s := Summary{Mode: l.Mode, Offered: l.Offered, Flow: l.Flow, Sessions: len(l.Sessions)}
 	var gate, decision, hook, get []time.Duration
+	byStep := map[string][]time.Duration{}
 	for _, ses := range l.Sessions {
 		gate = append(gate, ses.Gate...)
+		for i, step := range ses.GateStep {
+			if i < len(ses.Gate) {
+				byStep[step] = append(byStep[step], ses.Gate[i])
+			}
+		}
 		get = append(get, ses.DataGet...)
 		s.Shed += ses.Shed
 		if ses.Err != "" {
@@ -97,6 +111,12 @@ func Summarise(l Level) Summary {
 		s.PerSecond = float64(s.Decided) / l.Wall.Seconds()
 	}
 	s.GateP50, s.GateP99 = Percentile(gate, 0.50), Percentile(gate, 0.99)
+	if len(byStep) > 0 {
+		s.GateByStep = map[string]Spread{}
+		for step, d := range byStep {
+			s.GateByStep[step] = Spread{Percentile(d, 0.50), Percentile(d, 0.99)}
+		}
+	}
 	s.DecisionP50, s.DecisionP99 = Percentile(decision, 0.50), Percentile(decision, 0.99)
 	s.WebhookP50, s.WebhookP99 = Percentile(hook, 0.50), Percentile(hook, 0.99)
 	s.DataGetP99 = Percentile(get, 0.99)

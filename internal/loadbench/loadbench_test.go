@@ -48,8 +48,8 @@ func TestPercentile(t *testing.T) {
 func TestSummarise(t *testing.T) {
 	l := Level{Mode: Closed, Offered: 2, Flow: "id_card", Wall: 4 * time.Second,
 		Sessions: []Session{
-			{Gate: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond}, Decision: time.Second, Webhook: 1100 * time.Millisecond, Status: "verified", DataGet: []time.Duration{5 * time.Millisecond}},
-			{Gate: []time.Duration{300 * time.Millisecond}, Decision: 3 * time.Second, Webhook: 2900 * time.Millisecond, Status: "rejected", Shed: 2},
+			{Gate: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond}, GateStep: []string{"document_front", "selfie"}, Decision: time.Second, Webhook: 1100 * time.Millisecond, Status: "verified", DataGet: []time.Duration{5 * time.Millisecond}},
+			{Gate: []time.Duration{300 * time.Millisecond}, GateStep: []string{"selfie"}, Decision: 3 * time.Second, Webhook: 2900 * time.Millisecond, Status: "rejected", Shed: 2},
 			{Gate: []time.Duration{400 * time.Millisecond}, Status: "processing", Err: "not decided"},
 			{Status: "verified", Decision: 2 * time.Second},
 		},
@@ -67,6 +67,9 @@ func TestSummarise(t *testing.T) {
 
 		t.Errorf("latencies %+v", s)
 	}
+	if s.GateByStep["document_front"] != (Spread{100, 100}) || s.GateByStep["selfie"] != (Spread{200, 300}) || len(s.GateByStep) != 2 {
+		t.Errorf("gate by step %v, want document_front 100/100, selfie 200/300 (the answer of no step left out)", s.GateByStep)
+	}
 	if s.CPUPerSession != 2 || s.GroupCPUPerSession["ocr"] != 1 || s.GroupCPUPerSession["quality"] != 0.25 || s.OtherCPUPerSession != 0.75 {
 		t.Errorf("CPU per session %v, groups %v, other %v; want 2, ocr 1 quality 0.25, 0.75", s.CPUPerSession, s.GroupCPUPerSession, s.OtherCPUPerSession)
 	}
@@ -78,7 +81,7 @@ func TestSummarise(t *testing.T) {
 	if err := WriteTable(&out, []Summary{s}, 1.5); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"id_card ×2", "0.75", "50 %", "ocr", "quality"} {
+	for _, want := range []string{"id_card ×2", "0.75", "50 %", "ocr", "quality", "selfie", "200 / 300"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}

@@ -35,6 +35,9 @@ func WriteTable(w io.Writer, sums []Summary, limit float64) error {
 	if !math.IsNaN(limit) {
 		fmt.Fprintf(w, "\ncompute limit: %.2f sessions/s (the cores over the CPU of a session run alone, the first level)\n", limit)
 	}
+	if err := writeGateByStep(w, sums); err != nil {
+		return err
+	}
 	groups := map[string]bool{}
 	for _, s := range sums {
 		for g := range s.GroupCPUPerSession {
@@ -128,4 +131,35 @@ func WritePlot(path string, sums []Summary) error {
 	p.Y.Max = top * 5 // room for the legend above the lines
 	p.Legend.Top, p.Legend.Left = true, true
 	return p.Save(7*vg.Inch, 5*vg.Inch, path)
+}
+
+// writeGateByStep prints the gate's answer p50 / p99 of each step's captures, one row per
+// level; nothing when no answer names its step.
+func writeGateByStep(w io.Writer, sums []Summary) error {
+	steps := map[string]bool{}
+	for _, s := range sums {
+		for step := range s.GateByStep {
+			steps[step] = true
+		}
+	}
+	if len(steps) == 0 {
+		return nil
+	}
+	names := slices.Sorted(maps.Keys(steps))
+	fmt.Fprintln(w, "\ngate answer p50 / p99 ms by step:")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "load\t%s\t\n", strings.Join(names, "\t"))
+	for _, s := range sums {
+		row := []string{load(s)}
+		for _, step := range names {
+			sp, ok := s.GateByStep[step]
+			if !ok {
+				row = append(row, "—")
+				continue
+			}
+			row = append(row, ms(sp.P50)+" / "+ms(sp.P99))
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+	}
+	return tw.Flush()
 }
