@@ -38,16 +38,10 @@ func WriteTable(w io.Writer, sums []Summary, limit float64) error {
 	if err := writeGateByStep(w, sums); err != nil {
 		return err
 	}
-	groups := map[string]bool{}
-	for _, s := range sums {
-		for g := range s.GroupCPUPerSession {
-			groups[g] = true
-		}
-	}
-	if len(groups) == 0 {
+	names := namesOf(sums, func(s Summary) map[string]float64 { return s.GroupCPUPerSession })
+	if len(names) == 0 {
 		return nil
 	}
-	names := slices.Sorted(maps.Keys(groups))
 	fmt.Fprintln(w, "\nCPU-s per session by group (other: the edge, the runtime, the broker when embedded):")
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "load\t%s\tother\t\n", strings.Join(names, "\t"))
@@ -136,16 +130,10 @@ func WritePlot(path string, sums []Summary) error {
 // writeGateByStep prints the gate's answer p50 / p99 of each step's captures, one row per
 // level; nothing when no answer names its step.
 func writeGateByStep(w io.Writer, sums []Summary) error {
-	steps := map[string]bool{}
-	for _, s := range sums {
-		for step := range s.GateByStep {
-			steps[step] = true
-		}
-	}
-	if len(steps) == 0 {
+	names := namesOf(sums, func(s Summary) map[string]Spread { return s.GateByStep })
+	if len(names) == 0 {
 		return nil
 	}
-	names := slices.Sorted(maps.Keys(steps))
 	fmt.Fprintln(w, "\ngate answer p50 / p99 ms by step:")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "load\t%s\t\n", strings.Join(names, "\t"))
@@ -162,4 +150,16 @@ func writeGateByStep(w io.Writer, sums []Summary) error {
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
 	return tw.Flush()
+}
+
+// namesOf returns the keys of the map of every summary (field picks it), sorted: the
+// columns of a table with a row per level.
+func namesOf[V any](sums []Summary, field func(Summary) map[string]V) []string {
+	seen := map[string]bool{}
+	for _, s := range sums {
+		for k := range field(s) {
+			seen[k] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
 }

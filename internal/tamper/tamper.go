@@ -44,14 +44,19 @@ func Analyze(data []byte, lim imagecheck.Limits) (Report, error) {
 	if err != nil {
 		return Report{}, fmt.Errorf("%w: %w", ErrNotImage, err)
 	}
-	y := lumaOf(img)
+	return AnalyzeDecoded(data, img, info), nil
+}
+
+// AnalyzeDecoded is Analyze of data already decoded (imagecheck.Decode, or a decode shared
+// with the process's other readers: imagecheck.Decoded) to img and info.
+func AnalyzeDecoded(data []byte, img image.Image, info imagecheck.Info) Report {
 	r := Report{Format: info.Format, Width: info.Width, Height: info.Height}
 	if info.Format == imagecheck.FormatJPEG {
 		if q, ok := LuminanceTable(data); ok {
-			r.DoubleCompression = AnalyzeDoubleCompression(y, q)
+			r.DoubleCompression = AnalyzeDoubleCompression(lumaOf(img), q)
 		}
 	}
-	return r, nil
+	return r
 }
 
 // Plane is an 8-bit luminance image, row-major, Stride == W.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"image"
 	"slices"
 	"strings"
 
@@ -94,10 +95,18 @@ func WithTamperStatus(reason, status string) Option {
 	}
 }
 
-// capturedImage is one image blob of a capture with its bytes (nil when unavailable).
+// capturedImage is one image blob of a capture with its bytes (nil when unavailable) and
+// their SHA-256 (the key of the process's decoded images).
 type capturedImage struct {
 	ref  schemas.BlobRef
 	data []byte
+	sum  [sha256.Size]byte
+}
+
+// decode decodes im's bytes within g's limits, or takes the image the process decoded of
+// them (WithDecodedImages).
+func (g *group) decode(im capturedImage) (image.Image, imagecheck.Info, error) {
+	return g.decoded.Decode(im.sum, im.data, g.img.limits)
 }
 
 // loadImages reads the capture's "image" blobs. A blob that is gone, too large or has a
@@ -116,7 +125,7 @@ func (g *group) loadImages(ctx context.Context, c *schemas.CaptureSubmitted) ([]
 			case err != nil:
 				return nil, fmt.Errorf("load image of capture %s: %w", c.CaptureID, err)
 			default:
-				im.data = data
+				im.data, im.sum = data, sha256.Sum256(data)
 			}
 		}
 		out = append(out, im)
@@ -131,24 +140,19 @@ func (g *group) loadImages(ctx context.Context, c *schemas.CaptureSubmitted) ([]
 func (g *group) tamperCheck(c *schemas.CaptureSubmitted, images []capturedImage) schemas.Check {
 	check := newCheck(TamperCheckName(c.Step), schemas.CheckPass, "", "")
 	check.CaptureID = ptr(c.CaptureID)
-	var data []byte
-	for _, im := range images {
-		if im.data != nil {
-			data = im.data
-			break
-		}
-	}
-	if data == nil {
+	i := slices.IndexFunc(images, func(im capturedImage) bool { return im.data != nil })
+	if i < 0 {
 		check.Status, check.ReasonCode = schemas.CheckSkipped, ptr(ReasonImageUnavailable)
 		check.Detail = ptr("no image to analyse")
 		return check
 	}
-	r, err := tamper.Analyze(data, g.img.limits)
+	img, info, err := g.decode(images[i])
 	if err != nil {
 		check.Status, check.ReasonCode = schemas.CheckSkipped, ptr(ReasonImageUnavailable)
 		check.Detail = ptr("the image could not be analysed")
 		return check
 	}
+	r := tamper.AnalyzeDecoded(images[i].data, img, info)
 	var findings []string
 	if r.DoubleCompression.Applicable {
 		check.Score, check.Threshold = ptr(r.DoubleCompression.Score), ptr(tamper.DoubleVoteThreshold)
@@ -183,7 +187,7 @@ func (g *group) perceptualEntries(c *schemas.CaptureSubmitted, images []captured
 		if im.data == nil {
 			continue
 		}
-		img, _, err := g.decoded.Decode(sha256.Sum256(im.data), im.data, g.img.limits)
+		img, _, err := g.decode(im)
 		if err != nil {
 			continue
 		}
