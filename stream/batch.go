@@ -86,7 +86,6 @@ func NewBatchRunner(g BatchGroup, opts ...Option) (*BatchRunner, error) {
 // returns ErrKilled. A failed commit is logged, not fatal: the records are handled again.
 func (r *BatchRunner) Run(ctx context.Context) error {
 	defer r.stop()
-	defer r.cfg.startNiced()()
 	var (
 		batch    []*kgo.Record
 		deadline time.Time // when the batch in hand must be handed over
@@ -183,9 +182,9 @@ func (r *BatchRunner) callHandler(ctx context.Context, batch []*kgo.Record) (err
 		topics[kr.Topic] = struct{}{}
 	}
 	start := time.Now()
-	_, cpu, err := measuredCall(ctx, func(ctx context.Context) ([]Output, error) {
+	_, cpu, err := measuredCall(ctx, r.g.Name, func(ctx context.Context) ([]Output, error) {
 		return nil, r.g.Handler(ctx, recs)
-	}, r.cfg.niced)
+	}, r.cfg.background)
 	d := time.Since(start)
 	r.cfg.metrics.usedCPU(r.g.Name, cpu)
 	for t := range topics {

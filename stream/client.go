@@ -30,18 +30,17 @@ const (
 type Option func(*config)
 
 type config struct {
-	brokers   []string
-	logger    *slog.Logger
-	metrics   *Metrics
-	attempts  int
-	backoff   time.Duration
-	kgoOpts   []kgo.Opt
-	clientID  string
-	onUpdate  func(key string, value []byte)
-	txnID     string
-	unordered int           // records a Runner handles at once in any order (WithUnordered); 0: in order
-	nice      int           // the nice value of a runner's handler calls (WithNice); 0: the process's
-	niced     *nicedThreads // the threads of a runner with nice > 0, from its start to its end
+	brokers    []string
+	logger     *slog.Logger
+	metrics    *Metrics
+	attempts   int
+	backoff    time.Duration
+	kgoOpts    []kgo.Opt
+	clientID   string
+	onUpdate   func(key string, value []byte)
+	txnID      string
+	unordered  int         // records a Runner handles at once in any order (WithUnordered); 0: in order
+	background *Background // the threads of a runner's handler calls (WithBackground); nil: its own
 }
 
 func newConfig(opts []Option) (config, error) {
@@ -233,16 +232,14 @@ func toKgoRecord(o Output) (*kgo.Record, error) {
 	return &kgo.Record{Topic: o.Topic, Key: o.Key, Value: o.Value, Headers: toKgoHeaders(o.Headers)}, nil
 }
 
-// WithNice runs a group's handler calls at the given nice value (1 to 19, Linux; elsewhere
-// it has no effect), on OS threads kept for them while the runner runs: no other goroutine
-// runs on them. Threads a C library starts from such a call inherit its priority (OpenCV's
+// WithBackground runs a group's handler calls on bg's threads (see Background): at a
+// lowered priority, and no more of them computing at once than bg has turns, whatever the
+// groups sharing bg. Threads a C library starts from such a call inherit its priority (OpenCV's
 // thread pool would; its models here run on the calling thread: a detection, an embedding
 // and a liveness score cost the calling thread 2.08 of the process's 2.38 CPU-s, the rest
-// the Go runtime's). A background group (OCR, face work, fraud) niced yields the cores to the
-// groups that are not whenever both have work: the quality gate, which a person waits for,
-// answers at full speed under load, while the background groups still use every core the
-// gate leaves idle.
-func WithNice(n int) Option { return func(c *config) { c.nice = min(max(n, 0), 19) } }
+// the Go runtime's). Without it a runner's calls run on its own goroutines, as many at once
+// as it takes records.
+func WithBackground(bg *Background) Option { return func(c *config) { c.background = bg } }
 
 // WithTransactionalID sets the transactional id of a StatefulRunner (default: the group
 // name and a random suffix). Give each member of a deployment a stable id of its own (e.g.

@@ -3,10 +3,13 @@ package stream
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,7 +22,7 @@ func TestMeasuredCallCountsTheHandlersCPU(t *testing.T) {
 		t.Skip("thread CPU is measured on Linux only")
 	}
 	buf := make([]byte, 1<<20)
-	_, busy, err := measuredCall(context.Background(), func(context.Context) ([]Output, error) {
+	_, busy, err := measuredCall(context.Background(), "test", func(context.Context) ([]Output, error) {
 		for range 64 { // 64 MiB of SHA-256: tens of milliseconds on any machine
 			sha256.Sum256(buf)
 		}
@@ -28,7 +31,7 @@ func TestMeasuredCallCountsTheHandlersCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, idle, err := measuredCall(context.Background(), func(context.Context) ([]Output, error) {
+	_, idle, err := measuredCall(context.Background(), "test", func(context.Context) ([]Output, error) {
 		time.Sleep(200 * time.Millisecond)
 		return nil, nil
 	}, nil)
@@ -43,9 +46,10 @@ func TestMeasuredCallCountsTheHandlersCPU(t *testing.T) {
 	}
 }
 
-// TestNicedCallRunsAtItsPriorityAlone: a call made with a nice value runs on a thread at that
-// priority, and its CPU is counted; that thread alone is niced, and none once it is closed.
-func TestNicedCallRunsAtItsPriorityAlone(t *testing.T) {
+// TestBackgroundCallRunsAtItsPriorityAlone: a call made on a Background runs on a thread at
+// its priority, and its CPU is counted; its threads alone are niced, and none once it is
+// closed.
+func TestBackgroundCallRunsAtItsPriorityAlone(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("thread priority is set on Linux only")
 	}
@@ -62,14 +66,15 @@ func TestNicedCallRunsAtItsPriorityAlone(t *testing.T) {
 	}
 	buf := make([]byte, 1<<20)
 	var inside int
-	niced := newNicedThreads(7)
-	_, cpu, err := measuredCall(context.Background(), func(context.Context) ([]Output, error) {
+	bg := NewBackground(2, 7)
+	defer bg.Close()
+	_, cpu, err := measuredCall(context.Background(), "test", func(context.Context) ([]Output, error) {
 		inside = niceOfThisThread()
 		for range 32 {
 			sha256.Sum256(buf)
 		}
 		return nil, nil
-	}, niced)
+	}, bg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,20 +82,167 @@ func TestNicedCallRunsAtItsPriorityAlone(t *testing.T) {
 		t.Errorf("the call ran at nice %d, want 7", inside)
 	}
 	if cpu < 0.005 {
-		t.Errorf("a niced call counted %.4f CPU-s", cpu)
+		t.Errorf("a background call counted %.4f CPU-s", cpu)
 	}
-	// The call's thread is kept for the runner's next calls and ends when the runner stops
-	// (close): then no thread of the process is niced.
+	// The call's thread is kept for the next calls and ends when the Background is closed:
+	// then no thread of the process is niced.
 	if n := countNicedThreads(t); n != 1 {
-		t.Errorf("%d threads niced while the runner runs, want its one", n)
+		t.Errorf("%d threads niced while the Background is open, want its 1", n)
 	}
-	niced.close()
+	bg.Close()
 	deadline := time.Now().Add(5 * time.Second)
 	for niced := countNicedThreads(t); niced > 0; niced = countNicedThreads(t) {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d threads of the process still niced after the call", niced)
+			t.Fatalf("%d threads of the process still niced after Close", niced)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	// After Close a call still runs, on its caller's thread.
+	ran := false
+	if _, _, err := measuredCall(context.Background(), "test", func(context.Context) ([]Output, error) {
+		ran = true
+		return nil, nil
+	}, bg); err != nil || !ran {
+		t.Errorf("a call after Close: ran %v, err %v", ran, err)
+	}
+}
+
+// TestBackgroundBoundsItsCalls: however many callers, a Background runs no more calls at once
+// than it has turns; a caller whose context ends while it waits for a turn gets the
+// context's error and its call is never made; a call waiting in Blocking gives its turn to
+// another meanwhile.
+func TestBackgroundBoundsItsCalls(t *testing.T) {
+	bg := NewBackground(2, 0)
+	defer bg.Close()
+	var (
+		mu            sync.Mutex
+		running, most int
+		wg            sync.WaitGroup
+	)
+	computing := func(delta int) int {
+		mu.Lock()
+		defer mu.Unlock()
+		running += delta
+		most = max(most, running)
+		return running
+	}
+	waitFor := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for computing(0) != n {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d calls computing, want %d", computing(0), n)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	release := make(chan struct{})
+	call := func(ctx context.Context) {
+		computing(1)
+		<-release
+		computing(-1)
+	}
+	for range 6 {
+		wg.Go(func() {
+			if err := bg.run(context.Background(), "test", call); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	waitFor(2) // both turns taken; four calls wait for one
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	called := false
+	if err := bg.run(ctx, "test", func(context.Context) { called = true }); !errors.Is(err, context.DeadlineExceeded) || called {
+		t.Errorf("waiting past its context: err %v, called %v; want the deadline's error and no call", err, called)
+	}
+	close(release)
+	wg.Wait()
+	if most != 2 {
+		t.Errorf("%d calls computed at once on 2 turns, want 2", most)
+	}
+
+	// Two calls that each wait in Blocking hold no turn meanwhile: a third computes.
+	answer := make(chan struct{})
+	for range 2 {
+		wg.Go(func() {
+			_ = bg.run(context.Background(), "test", func(ctx context.Context) {
+				Blocking(ctx, func() { <-answer })
+			})
+		})
+	}
+	third := make(chan struct{})
+	go func() {
+		_ = bg.run(context.Background(), "test", func(context.Context) { close(third) })
+	}()
+	select {
+	case <-third:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a call found no turn while the two others waited in Blocking")
+	}
+	close(answer)
+	wg.Wait()
+	if bg.free != 2 || len(bg.waiting) != 0 {
+		t.Errorf("%d turns free and %d calls waiting after every call returned, want 2 and none", bg.free, len(bg.waiting))
+	}
+}
+
+// TestBackgroundLinesUpByUsualLength: a free turn goes to the waiting call that would finish
+// first were the calls run in the order they came: a short group's call that came just after
+// a long group's goes first, and a long group's call that has waited longer than the short
+// one's length goes before it.
+func TestBackgroundLinesUpByUsualLength(t *testing.T) {
+	bg := NewBackground(1, 0)
+	defer bg.Close()
+	bg.learn("ocr", 400*time.Millisecond)
+	bg.learn("facematch", 20*time.Millisecond)
+	order := func(first, second string, between time.Duration) []string {
+		t.Helper()
+		release := make(chan struct{})
+		holding := make(chan struct{})
+		go func() {
+			_ = bg.run(context.Background(), "holder", func(context.Context) { close(holding); <-release })
+		}()
+		<-holding
+		var (
+			mu  sync.Mutex
+			ran []string
+			wg  sync.WaitGroup
+		)
+		queue := func(group string) {
+			wg.Go(func() {
+				_ = bg.run(context.Background(), group, func(context.Context) {
+					mu.Lock()
+					ran = append(ran, group)
+					mu.Unlock()
+				})
+			})
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				bg.mu.Lock()
+				lined := len(bg.waiting)
+				bg.mu.Unlock()
+				if lined > 0 && (group == first && lined == 1 || group == second && lined == 2) {
+					return
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%s never lined up", group)
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
+		queue(first)
+		time.Sleep(between)
+		queue(second)
+		close(release)
+		wg.Wait()
+		return ran
+	}
+	if got := order("ocr", "facematch", 0); !slices.Equal(got, []string{"facematch", "ocr"}) {
+		t.Errorf("an OCR call, then a face match: ran %v, want the face match first", got)
+	}
+	if got := order("ocr", "facematch", 500*time.Millisecond); !slices.Equal(got, []string{"ocr", "facematch"}) {
+		t.Errorf("an OCR call, then a face match 0.5 s later: ran %v, want the OCR call first", got)
 	}
 }
 

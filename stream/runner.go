@@ -91,7 +91,6 @@ func newGroupClient(cfg config, group string, inputs []string, extra ...kgo.Opt)
 // the group, returning nil) or a fatal error (an output or dead letter that cannot be
 // produced, a commit failure). After Kill it returns ErrKilled.
 func (r *Runner) Run(ctx context.Context) error {
-	defer r.cfg.startNiced()()
 	if r.unordered != nil {
 		return r.runUnordered(ctx)
 	}
@@ -250,7 +249,7 @@ func callWithRetry(ctx context.Context, cfg *config, group string, rec *Record, 
 		start := time.Now()
 		var outs []Output
 		var cpu float64
-		outs, cpu, err = measuredCall(ctx, fn, cfg.niced)
+		outs, cpu, err = measuredCall(ctx, group, fn, cfg.background)
 		cfg.metrics.handled(group, rec.Topic, time.Since(start), err)
 		cfg.metrics.usedCPU(group, cpu)
 		if err == nil {
@@ -269,20 +268,24 @@ func callWithRetry(ctx context.Context, cfg *config, group string, rec *Record, 
 // measuredCall is safeCall on a goroutine locked to its OS thread, which also returns the
 // CPU time the thread spent in fn: a group's own CPU, what `idstream bench` divides among the
 // groups. Work fn hands to other goroutines, and threads a C library starts (OpenCV's
-// parallel loops), are not counted. With niced (WithNice) fn runs on one of its threads.
-func measuredCall(ctx context.Context, fn func(context.Context) ([]Output, error), niced *nicedThreads) (outs []Output, cpu float64, err error) {
-	call := func() {
+// parallel loops), are not counted. With bg (WithBackground) fn runs on one of its threads
+// once it has a turn, lined up as a call of group; when ctx ends first, fn is not called and
+// the error is ctx's.
+func measuredCall(ctx context.Context, group string, fn func(context.Context) ([]Output, error), bg *Background) (outs []Output, cpu float64, err error) {
+	call := func(ctx context.Context) {
 		before := threadCPU()
 		outs, err = safeCall(ctx, fn)
 		cpu = max(0, threadCPU()-before)
 	}
-	if niced != nil {
-		niced.run(call)
+	if bg != nil {
+		if werr := bg.run(ctx, group, call); werr != nil {
+			return nil, 0, werr
+		}
 		return outs, cpu, err
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	call()
+	call(ctx)
 	return outs, cpu, err
 }
 

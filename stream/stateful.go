@@ -223,7 +223,6 @@ func (r *StatefulRunner) tablePartitions(ctx context.Context) (int, error) {
 // transaction of a previous member that used the same transactional id.
 func (r *StatefulRunner) Run(ctx context.Context) error {
 	defer r.stop()
-	defer r.cfg.startNiced()()
 	// work ends with ctx (shutdown) or with Kill (r.proc).
 	work, cancelWork := context.WithCancel(ctx)
 	defer cancelWork()

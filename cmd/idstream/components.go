@@ -72,13 +72,13 @@ func namesOf(kinds ...topology.Kind) []string {
 	return out
 }
 
-// background lists the groups whose handler calls run niced (stream.WithNice): reading
-// documents and chips, face work and fraud checks yield the cores to the quality gate, whose
-// answer a person holds their phone for, and to the edge, and still use every core those leave
-// idle. The session and decision groups stay at the process's priority: they are short, and
-// on the way to the decision. It matters where groups share a machine's cores without limits
-// of their own (one process, as `idstream dev`, or one host); separate deployments get their
-// share from their CPU requests.
+// background lists the groups whose handler calls share the process's background threads
+// (stream.Background: niced, one per core): reading documents and chips, face work and fraud
+// checks yield the cores to the quality gate, whose answer a person holds their phone for, and
+// to the edge, and still use every core those leave idle. The session and decision groups
+// stay at the process's priority: they are short, and on the way to the decision. It matters
+// where groups share a machine's cores without limits of their own (one process, as `idstream
+// dev`, or one host); separate deployments get their share from their CPU requests.
 var background = []string{ocr.GroupName, chip.GroupName, liveness.GroupName, facematch.GroupName, fraud.GroupName}
 
 // backgroundNice is the nice value of the background groups' calls: at 10 a thread gets

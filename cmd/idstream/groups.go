@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"slices"
 
 	"github.com/idstream/idstream/internal/docread"
@@ -71,7 +70,7 @@ func stateless(declare func(*Service) (stream.Group, error)) func(*Service, topo
 		}
 		opts := s.groupOpts(g.Name)
 		if slices.Contains(cpuBound, g.Name) {
-			opts = append(opts, stream.WithUnordered(runtime.GOMAXPROCS(0)))
+			opts = append(opts, stream.WithUnordered(s.cores))
 		}
 		r, err := stream.NewRunner(g, opts...)
 		if err != nil {
@@ -112,14 +111,14 @@ func stateful(declare func(*Service) (stream.StatefulGroup, error)) func(*Servic
 }
 
 // groupOpts are the runtime options of the group named name: a stable transactional id
-// when the service has an instance id, and a lowered priority for the background groups.
+// when the service has an instance id, and the background's threads for the background groups.
 func (s *Service) groupOpts(name string) []stream.Option {
 	opts := s.runtimeOpts(name)
 	if s.cfg.InstanceID != "" {
 		opts = append(opts, stream.WithTransactionalID(name+"-"+s.cfg.InstanceID))
 	}
 	if slices.Contains(background, name) {
-		opts = append(opts, stream.WithNice(backgroundNice))
+		opts = append(opts, stream.WithBackground(s.background))
 	}
 	return opts
 }

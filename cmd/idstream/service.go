@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -39,9 +40,6 @@ import (
 // topicRetention is the retention of the event topics that are not compacted.
 const topicRetention = 7 * 24 * time.Hour
 
-// Service is a running idstream process: any subset of the processor groups, optionally the
-// edge, on an embedded broker or an external cluster. It is what `idstream dev` runs and what
-// the end-to-end tests start, so both exercise the same wiring.
 // decodedImageBytes bounds the decoded images the process keeps for its other readers
 // (imagecheck.Decoded): the captures of the sessions in flight, each read by the edge and up
 // to five groups within seconds. A 2 MP photo decoded is 3 MB: about 20 of them.
@@ -63,6 +61,9 @@ func imageReaders(groups []string, edge bool) int {
 	return n
 }
 
+// Service is a running idstream process: any subset of the processor groups, optionally the
+// edge, on an embedded broker or an external cluster. It is what `idstream dev` runs and what
+// the end-to-end tests start, so both exercise the same wiring.
 type Service struct {
 	cfg     Config
 	log     *slog.Logger
@@ -73,14 +74,16 @@ type Service struct {
 	metrics *stream.Metrics
 	kgoOpts []kgo.Opt
 
-	blobs    blob.Store
-	decoded  *imagecheck.Decoded // the images decoded lately, shared by the edge and the groups
-	flows    flow.Set
-	producer *stream.Producer // shared by the APIs and sinks (shared)
-	tenants  *tenant.Registry // loaded once (shared)
-	edge     *edge.Server
-	edgeLn   net.Listener
-	edgeAddr string
+	blobs      blob.Store
+	decoded    *imagecheck.Decoded // the images decoded lately, shared by the edge and the groups
+	cores      int                 // the cores the groups use: the CPU-bound ones' records at once, the background's threads
+	background *stream.Background  // the threads the background groups share, closed after the groups stop
+	flows      flow.Set
+	producer   *stream.Producer // shared by the APIs and sinks (shared)
+	tenants    *tenant.Registry // loaded once (shared)
+	edge       *edge.Server
+	edgeLn     net.Listener
+	edgeAddr   string
 
 	pprofAddr string // where --pprof-addr serves (startPprof)
 
@@ -110,6 +113,7 @@ type serviceOptions struct {
 	withConsent  bool      // the consent API on cfg.ConsentAddr
 	withRegistry bool      // the sandbox registry on cfg.RegistryAddr (dev)
 	kgoOpts      []kgo.Opt // extra client options (tests: a short FetchMaxWait)
+	cores        int       // the cores the groups use (0: GOMAXPROCS); dev gives the Go runtime one more
 }
 
 // Start brings up the broker (embedded unless cfg.Brokers is set), the topics, the groups
@@ -158,6 +162,13 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 	}
 	if s.blobs, err = blob.NewFS(filepath.Join(cfg.DataDir, "blobs")); err != nil {
 		return s, fmt.Errorf("blob store: %w", err)
+	}
+	s.cores = opts.cores
+	if s.cores <= 0 {
+		s.cores = runtime.GOMAXPROCS(0)
+	}
+	if slices.ContainsFunc(cfg.Groups, func(g string) bool { return slices.Contains(background, g) }) {
+		s.background = stream.NewBackground(s.cores, backgroundNice)
 	}
 	if imageReaders(cfg.Groups, opts.withEdge) > 1 {
 		s.decoded = imagecheck.NewDecoded(decodedImageBytes)
@@ -299,6 +310,9 @@ func (s *Service) Close() {
 	}
 	s.cancel()
 	s.wg.Wait()
+	if s.background != nil {
+		s.background.Close()
+	}
 	if s.producer != nil {
 		s.producer.Close()
 	}

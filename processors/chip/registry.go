@@ -10,6 +10,7 @@ import (
 	"github.com/idstream/idstream/internal/mrz"
 	"github.com/idstream/idstream/internal/registry"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // identityQuery builds the registry query from the verified DG13 identity (and the DG1
@@ -57,7 +58,11 @@ func (v *verifier) registryCheck(ctx context.Context, id *lds.VNIdentity, m *mrz
 		}
 	}
 	lctx, cancel := context.WithTimeout(ctx, v.g.registryTimeout)
-	res, err := v.g.reg.CheckIdentity(lctx, q)
+	var (
+		res registry.IdentityResult
+		err error
+	)
+	stream.Blocking(ctx, func() { res, err = v.g.reg.CheckIdentity(lctx, q) }) // the cores go to other work meanwhile
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil {

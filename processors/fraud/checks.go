@@ -12,6 +12,7 @@ import (
 	"github.com/idstream/idstream/internal/idnumber"
 	"github.com/idstream/idstream/internal/registry"
 	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
 )
 
 // blocklistCheck: fail blocklisted when the id number's keyed hash is on the tenant's list.
@@ -110,7 +111,7 @@ func (g *group) registryChecks(ctx context.Context, sessionID string, id identit
 			out[i] = g.recordCheck(l.name, sessionID, res, err)
 		}()
 	}
-	wg.Wait()
+	stream.Blocking(ctx, wg.Wait) // the lookups wait on the registry: the cores go to other work
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("registry lookups of session %s: %w", sessionID, ctx.Err())
 	}
