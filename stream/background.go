@@ -2,6 +2,8 @@ package stream
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"time"
@@ -17,10 +19,11 @@ import (
 // Both halves matter where groups that a person waits for (the quality gate, the edge) share
 // a process with batch groups (OCR, face work, fraud). The nice value makes the kernel give a
 // core to the gate's threads first. The turns keep the batch calls' Go code from holding
-// every processor of the Go runtime: a process given one processor more than the turns
-// (GOMAXPROCS, as `idstream dev` is) always has one free for the gate's goroutines and the
-// broker's, which would otherwise wait out the scheduler's 10 ms slices behind batch code at
-// every hop of a capture's way to its answer.
+// every processor of the Go runtime: in a process given one processor more than the turns
+// (GOMAXPROCS, as `idstream dev` is) the gate's goroutines and the broker's find one free
+// (but for goroutines a call starts and that compute, which the turns do not count) instead
+// of waiting out the scheduler's 10 ms slices behind batch code at every hop of a capture's
+// way to its answer.
 //
 // A free turn goes to the waiting call that would finish first were the calls run one after
 // another in the order they came: the one whose arrival plus its group's usual time holding
@@ -121,6 +124,7 @@ type turn struct {
 	mu    sync.Mutex
 	away  int           // Blocking sections running
 	held  bool          // whether the call holds its turn
+	done  bool          // whether the call has returned (a Blocking section still running takes no turn)
 	since time.Time     // when it took the turn it holds
 	total time.Duration // the time it held turns before that
 }
@@ -128,9 +132,9 @@ type turn struct {
 type turnKey struct{}
 
 // run waits for a turn for a call of group, then calls fn on one of b's threads with ctx
-// (carrying the turn, for Blocking) and returns when fn has returned. It returns ctx.Err()
-// without calling fn when ctx ends first. After Close fn runs on the caller's thread,
-// without a turn.
+// (carrying the turn, for Blocking) and returns when fn has returned. When ctx ends while it
+// waits it returns an error wrapping errNotCalled and ctx's, and fn is not called. After
+// Close fn runs on the caller's thread, without a turn.
 func (b *Background) run(ctx context.Context, group string, fn func(context.Context)) error {
 	b.mu.Lock()
 	closed := b.closed
@@ -140,20 +144,25 @@ func (b *Background) run(ctx context.Context, group string, fn func(context.Cont
 		return nil
 	}
 	if err := b.take(ctx, group); err != nil {
-		return err
+		return fmt.Errorf("%w: %w", errNotCalled, err)
 	}
 	t := &turn{b: b, held: true, since: time.Now()}
 	b.onThread(func() { fn(context.WithValue(ctx, turnKey{}, t)) })
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.done = true
 	if t.held {
 		t.total += time.Since(t.since)
 		t.held = false
 		b.give()
 	}
 	b.learn(group, t.total)
-	t.mu.Unlock()
 	return nil
 }
+
+// errNotCalled is what run returns when the call was not made: its context ended while it
+// waited for a turn.
+var errNotCalled = errors.New("stream: handler not called: its context ended while it waited for a background turn")
 
 // onThread calls fn on one of b's threads, made if none is idle, and returns when fn has
 // returned; after Close, on the caller's thread.
@@ -215,11 +224,12 @@ func (b *Background) Close() {
 	b.all, b.idle, b.closed = nil, nil, true
 }
 
-// Blocking calls fn, which waits (on the network, another process) rather than computes:
-// when ctx is a Background call's, the call gives its turn back while fn runs, so a registry
-// that answers slowly does not keep the cores from other work, and waits for a turn again
-// afterwards, in line by the time it comes back (or, if ctx ends first, finishes without
-// one). Elsewhere it just calls fn. Safe for concurrent use by the goroutines of one call.
+// Blocking calls fn, which waits (on the network, another process, a view catching up)
+// rather than computes: when ctx is a Background call's, the call gives its turn back while
+// fn runs, so a registry that answers slowly does not keep the cores from other work, and
+// while the call runs it waits for a turn again afterwards, in line by the time it comes back
+// (or, if ctx ends first, goes on without one). Elsewhere it just calls fn. Safe for
+// concurrent use by the goroutines of one call.
 func Blocking(ctx context.Context, fn func()) {
 	t, _ := ctx.Value(turnKey{}).(*turn)
 	if t == nil {
@@ -234,11 +244,17 @@ func Blocking(ctx context.Context, fn func()) {
 	}
 	t.away++
 	t.mu.Unlock()
+	defer t.back(ctx)
 	fn()
+}
+
+// back ends a Blocking section of t's call: the last one out takes a turn again, unless the
+// call has returned.
+func (t *turn) back(ctx context.Context) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.away--
-	if t.away > 0 || t.held {
+	if t.away > 0 || t.held || t.done {
 		return
 	}
 	if t.b.take(ctx, "") == nil {

@@ -181,14 +181,15 @@ func (r *BatchRunner) callHandler(ctx context.Context, batch []*kgo.Record) (err
 		recs[i] = fromKgoRecord(kr)
 		topics[kr.Topic] = struct{}{}
 	}
-	start := time.Now()
-	_, cpu, err := measuredCall(ctx, r.g.Name, func(ctx context.Context) ([]Output, error) {
+	_, use, err := measuredCall(ctx, r.g.Name, func(ctx context.Context) ([]Output, error) {
 		return nil, r.g.Handler(ctx, recs)
 	}, r.cfg.background)
-	d := time.Since(start)
-	r.cfg.metrics.usedCPU(r.g.Name, cpu)
+	if errors.Is(err, errNotCalled) {
+		return err // ended before its turn came: no try was made
+	}
+	r.cfg.metrics.usedCPU(r.g.Name, use.cpu)
 	for t := range topics {
-		r.cfg.metrics.handled(r.g.Name, t, d, err)
+		r.cfg.metrics.handled(r.g.Name, t, use.took, err)
 	}
 	return err
 }

@@ -22,7 +22,7 @@ func TestMeasuredCallCountsTheHandlersCPU(t *testing.T) {
 		t.Skip("thread CPU is measured on Linux only")
 	}
 	buf := make([]byte, 1<<20)
-	_, busy, err := measuredCall(context.Background(), "test", func(context.Context) ([]Output, error) {
+	_, busyUse, err := measuredCall(context.Background(), "test", func(context.Context) ([]Output, error) {
 		for range 64 { // 64 MiB of SHA-256: tens of milliseconds on any machine
 			sha256.Sum256(buf)
 		}
@@ -31,13 +31,14 @@ func TestMeasuredCallCountsTheHandlersCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, idle, err := measuredCall(context.Background(), "test", func(context.Context) ([]Output, error) {
+	_, idleUse, err := measuredCall(context.Background(), "test", func(context.Context) ([]Output, error) {
 		time.Sleep(200 * time.Millisecond)
 		return nil, nil
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	busy, idle := busyUse.cpu, idleUse.cpu
 	if busy < 0.01 {
 		t.Errorf("hashing 64 MiB counted %.4f CPU-s, want at least 0.01", busy)
 	}
@@ -68,7 +69,7 @@ func TestBackgroundCallRunsAtItsPriorityAlone(t *testing.T) {
 	var inside int
 	bg := NewBackground(2, 7)
 	defer bg.Close()
-	_, cpu, err := measuredCall(context.Background(), "test", func(context.Context) ([]Output, error) {
+	_, use, err := measuredCall(context.Background(), "test", func(context.Context) ([]Output, error) {
 		inside = niceOfThisThread()
 		for range 32 {
 			sha256.Sum256(buf)
@@ -81,8 +82,8 @@ func TestBackgroundCallRunsAtItsPriorityAlone(t *testing.T) {
 	if inside != 7 {
 		t.Errorf("the call ran at nice %d, want 7", inside)
 	}
-	if cpu < 0.005 {
-		t.Errorf("a background call counted %.4f CPU-s", cpu)
+	if use.cpu < 0.005 {
+		t.Errorf("a background call counted %.4f CPU-s", use.cpu)
 	}
 	// The call's thread is kept for the next calls and ends when the Background is closed:
 	// then no thread of the process is niced.
@@ -153,7 +154,7 @@ func TestBackgroundBoundsItsCalls(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	called := false
-	if err := bg.run(ctx, "test", func(context.Context) { called = true }); !errors.Is(err, context.DeadlineExceeded) || called {
+	if err := bg.run(ctx, "test", func(context.Context) { called = true }); !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, errNotCalled) || called {
 		t.Errorf("waiting past its context: err %v, called %v; want the deadline's error and no call", err, called)
 	}
 	close(release)
@@ -172,9 +173,9 @@ func TestBackgroundBoundsItsCalls(t *testing.T) {
 		})
 	}
 	third := make(chan struct{})
-	go func() {
+	wg.Go(func() {
 		_ = bg.run(context.Background(), "test", func(context.Context) { close(third) })
-	}()
+	})
 	select {
 	case <-third:
 	case <-time.After(10 * time.Second):
@@ -182,8 +183,30 @@ func TestBackgroundBoundsItsCalls(t *testing.T) {
 	}
 	close(answer)
 	wg.Wait()
-	if bg.free != 2 || len(bg.waiting) != 0 {
-		t.Errorf("%d turns free and %d calls waiting after every call returned, want 2 and none", bg.free, len(bg.waiting))
+	wantAllFree(t, bg, 2)
+
+	// A goroutine of a call still waiting in Blocking when the call returns takes no turn
+	// again afterwards.
+	late := make(chan struct{})
+	out := make(chan struct{})
+	_ = bg.run(context.Background(), "test", func(ctx context.Context) {
+		go func() {
+			defer close(out)
+			Blocking(ctx, func() { <-late })
+		}()
+	})
+	close(late)
+	<-out
+	wantAllFree(t, bg, 2)
+}
+
+// wantAllFree fails t unless bg has n turns free and no call waiting.
+func wantAllFree(t *testing.T, bg *Background, n int) {
+	t.Helper()
+	bg.mu.Lock()
+	defer bg.mu.Unlock()
+	if bg.free != n || len(bg.waiting) != 0 {
+		t.Errorf("%d turns free and %d calls waiting after every call returned, want %d and none", bg.free, len(bg.waiting), n)
 	}
 }
 

@@ -246,12 +246,16 @@ func (r *Runner) Kill() {
 func callWithRetry(ctx context.Context, cfg *config, group string, rec *Record, fn func(context.Context) ([]Output, error)) ([]Output, int, error) {
 	var err error
 	for attempt := 1; attempt <= cfg.attempts; attempt++ {
-		start := time.Now()
-		var outs []Output
-		var cpu float64
-		outs, cpu, err = measuredCall(ctx, group, fn, cfg.background)
-		cfg.metrics.handled(group, rec.Topic, time.Since(start), err)
-		cfg.metrics.usedCPU(group, cpu)
+		var (
+			outs []Output
+			use  callUse
+		)
+		outs, use, err = measuredCall(ctx, group, fn, cfg.background)
+		if errors.Is(err, errNotCalled) {
+			return nil, attempt, err // ended (killed) before its turn came: no try was made
+		}
+		cfg.metrics.handled(group, rec.Topic, use.took, err)
+		cfg.metrics.usedCPU(group, use.cpu)
 		if err == nil {
 			return outs, attempt, nil
 		}
@@ -265,28 +269,35 @@ func callWithRetry(ctx context.Context, cfg *config, group string, rec *Record, 
 	return nil, cfg.attempts, err
 }
 
-// measuredCall is safeCall on a goroutine locked to its OS thread, which also returns the
-// CPU time the thread spent in fn: a group's own CPU, what `idstream bench` divides among the
-// groups. Work fn hands to other goroutines, and threads a C library starts (OpenCV's
-// parallel loops), are not counted. With bg (WithBackground) fn runs on one of its threads
-// once it has a turn, lined up as a call of group; when ctx ends first, fn is not called and
-// the error is ctx's.
-func measuredCall(ctx context.Context, group string, fn func(context.Context) ([]Output, error), bg *Background) (outs []Output, cpu float64, err error) {
+// callUse is what a handler call used: the CPU time of its thread, in seconds, and the time
+// it took from its start (not counting a wait for a background turn).
+type callUse struct {
+	cpu  float64
+	took time.Duration
+}
+
+// measuredCall is safeCall on a goroutine locked to its OS thread, which also returns what
+// the call used: the CPU time the thread spent in fn is a group's own CPU, what `idstream
+// bench` divides among the groups. Work fn hands to other goroutines, and threads a C library
+// starts (OpenCV's parallel loops), are not counted. With bg (WithBackground) fn runs on one
+// of its threads once it has a turn, lined up as a call of group; when ctx ends first, fn is
+// not called and the error wraps errNotCalled.
+func measuredCall(ctx context.Context, group string, fn func(context.Context) ([]Output, error), bg *Background) (outs []Output, use callUse, err error) {
 	call := func(ctx context.Context) {
-		before := threadCPU()
+		start, before := time.Now(), threadCPU()
 		outs, err = safeCall(ctx, fn)
-		cpu = max(0, threadCPU()-before)
+		use = callUse{cpu: max(0, threadCPU()-before), took: time.Since(start)}
 	}
 	if bg != nil {
 		if werr := bg.run(ctx, group, call); werr != nil {
-			return nil, 0, werr
+			return nil, callUse{}, werr
 		}
-		return outs, cpu, err
+		return outs, use, err
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	call(ctx)
-	return outs, cpu, err
+	return outs, use, err
 }
 
 // safeCall turns a handler panic into an error so one bad record cannot crash the process.

@@ -248,3 +248,65 @@ func TestRunnerUnorderedKilledWhileReleasing(t *testing.T) {
 		t.Fatal("the record in hand was finished")
 	}
 }
+
+// TestRunnerKilledWaitingForATurn: a runner killed while its record waits for a background
+// turn (every turn held elsewhere) returns at once without calling the handler, committing or
+// dead-lettering anything; its successor, once a turn is free, handles every record once.
+func TestRunnerKilledWaitingForATurn(t *testing.T) {
+	const n = 3
+	f := newUnorderedFixture(t, "bt", n)
+	close(f.hold)
+	ensure(t, f.brokers, TopicSpec{Name: f.in + ".dlq", Partitions: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	bg := NewBackground(1, 0)
+	defer bg.Close()
+	holding, release := make(chan struct{}), make(chan struct{})
+	go func() {
+		_ = bg.run(ctx, "elsewhere", func(context.Context) { close(holding); <-release })
+	}()
+	<-holding
+	first, err := NewRunner(f.group("bt.group"), testOpts(f.brokers, WithBackground(bg))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- first.Run(ctx) }()
+	waitFor(t, ctx, "the first record waiting for a turn", func() bool {
+		bg.mu.Lock()
+		defer bg.mu.Unlock()
+		return len(bg.waiting) == 1
+	})
+	first.Kill()
+	if err := <-done; err != ErrKilled {
+		t.Fatalf("killed runner returned %v", err)
+	}
+	if c := f.committed(t, ctx, "bt.group"); c > 0 {
+		t.Fatalf("committed %d with no record handled", c)
+	}
+	if dlq := readAll(t, f.brokers, f.in+".dlq"); len(dlq) != 0 {
+		t.Fatalf("%d records dead-lettered by a kill", len(dlq))
+	}
+	for i := range n {
+		if f.times(i) != 0 {
+			t.Fatalf("record %d handled without a turn", i)
+		}
+	}
+	close(release)
+	second, err := NewRunner(f.group("bt.group"), testOpts(f.brokers, WithBackground(bg))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	go func() { done <- second.Run(runCtx) }()
+	waitFor(t, ctx, "every record handled by the successor", func() bool { return f.times(n-1) == 1 })
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if f.times(i) != 1 {
+			t.Fatalf("record %d handled %d times", i, f.times(i))
+		}
+	}
+}

@@ -110,14 +110,29 @@ func (v *View) Ready() bool {
 	}
 }
 
-// WaitReady blocks until Ready or ctx ends (returning ctx's error).
+// WaitReady blocks until Ready or ctx ends (returning ctx's error). A background call waiting
+// gives its turn back meanwhile (Blocking).
 func (v *View) WaitReady(ctx context.Context) error {
+	return waitReady(ctx, v.ready, "view "+v.topic)
+}
+
+// waitReady waits for ready to be closed, or for ctx to end (an error naming what); a
+// background call waiting gives its turn back meanwhile.
+func waitReady(ctx context.Context, ready <-chan struct{}, what string) error {
 	select {
-	case <-v.ready:
+	case <-ready:
 		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("view %s: wait ready: %w", v.topic, ctx.Err())
+	default:
 	}
+	var err error
+	Blocking(ctx, func() {
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			err = fmt.Errorf("%s: wait ready: %w", what, ctx.Err())
+		}
+	})
+	return err
 }
 
 // Len returns the number of keys held.
@@ -164,12 +179,7 @@ func NewTail(topic string, fn func(*Record), opts ...Option) (*Tail, error) {
 // WaitReady blocks until the tail has fixed its start offsets (records produced afterwards
 // are delivered) or ctx ends.
 func (t *Tail) WaitReady(ctx context.Context) error {
-	select {
-	case <-t.ready:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("tail %s: wait ready: %w", t.topic, ctx.Err())
-	}
+	return waitReady(ctx, t.ready, "tail "+t.topic)
 }
 
 // Run consumes from the end offsets found at its start until ctx ends (returning nil).

@@ -43,6 +43,10 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, log *slog.Logg
 // either (README, Sessions under load), id_card: one session at a time the gate's p50 62–75 →
 // 37–52 ms, p99 155–230 → 93–140 ms; four in flight p50 82–107 → 43–51 ms, p99 318–412 →
 // 204–279 ms, the same sessions/s and CPU per session.
+//
+// Setting GOMAXPROCS stops the runtime from following a container's CPU limit as it changes
+// (Go 1.25): dev runs on a machine or under a fixed limit; separate deployments of the groups
+// (idstream process) keep the runtime's own setting.
 func spareProcessor() (cores int) {
 	cores = runtime.GOMAXPROCS(0)
 	if os.Getenv("GOMAXPROCS") == "" {

@@ -72,8 +72,8 @@ func namesOf(kinds ...topology.Kind) []string {
 	return out
 }
 
-// background lists the groups whose handler calls share the process's background threads
-// (stream.Background: niced, one per core): reading documents and chips, face work and fraud
+// background lists the groups whose handler calls share the process's stream.Background
+// (niced threads, one turn per core): reading documents and chips, face work and fraud
 // checks yield the cores to the quality gate, whose answer a person holds their phone for, and
 // to the edge, and still use every core those leave idle. The session and decision groups
 // stay at the process's priority: they are short, and on the way to the decision. It matters
