@@ -137,6 +137,11 @@ func TestEndToEndFlows(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	// Four of the flows take a selfie: the quality gate finds its face before liveness, face
+	// match and fraud look at it, and they take the gate's answer (face.Found).
+	if st := s.found.Stats(); st.Hits < 4*3 {
+		t.Errorf("faces found: %+v, want at least 12 answers taken from the gate's", st)
+	}
 }
 
 // TestEndToEndRetake: a blurry capture gets "retake" from the gate in the same request, the

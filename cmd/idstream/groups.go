@@ -176,7 +176,11 @@ func (s *Service) faceEngine(group string) (*face.Engine, error) {
 	if e, ok := s.faces[group]; ok {
 		return e, nil
 	}
-	e, err := face.Load(face.DefaultModels(s.cfg.ModelsDir))
+	var opts []face.LoadOption
+	if s.found != nil {
+		opts = append(opts, face.WithFound(s.found))
+	}
+	e, err := face.Load(face.DefaultModels(s.cfg.ModelsDir), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("face models (make deps fetches them): %w", err)
 	}
@@ -195,7 +199,9 @@ func (s *Service) ocrGroup() (stream.Group, error) {
 		return stream.Group{}, err
 	}
 	if s.ocrReader == nil {
-		reader, err := docread.New(docread.Config{MRZModelDir: s.cfg.ModelsDir, PoolSize: 2})
+		// A client per core: the group reads as many captures at once (WithUnordered), and a
+		// call waiting for a client would hold its background turn.
+		reader, err := docread.New(docread.Config{MRZModelDir: s.cfg.ModelsDir, PoolSize: max(2, s.cores)})
 		if err != nil {
 			return stream.Group{}, fmt.Errorf("ocr models (make deps fetches them): %w", err)
 		}

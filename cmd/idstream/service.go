@@ -45,6 +45,16 @@ const topicRetention = 7 * 24 * time.Hour
 // to five groups within seconds. A 2 MP photo decoded is 3 MB: about 20 of them.
 const decodedImageBytes = 64 << 20
 
+// foundImages bounds the captures whose faces the process keeps for its other groups
+// (face.Found, which knows a capture by the decoded images' digests): a selfie is looked at
+// by the gate, liveness, face match and fraud, a document's front by OCR and face match,
+// within seconds. An entry is a few KB.
+const foundImages = 1024
+
+// foundAge is how long the faces found in a capture are kept for the process's other groups,
+// as long as imagecheck.Decoded keeps its image: they look at it within seconds.
+const foundAge = 3 * time.Minute
+
 // imageReaders counts the parts of a process that decode captures: the edge (it checks
 // every upload) and the groups that read them. Below two, nothing decoded would be read again
 // in the process: it keeps none (separate processes each decode what they read).
@@ -76,7 +86,8 @@ type Service struct {
 
 	blobs      blob.Store
 	decoded    *imagecheck.Decoded // the images decoded lately, shared by the edge and the groups
-	cores      int                 // the cores the groups use: the CPU-bound ones' records at once, the background's threads
+	found      *face.Found         // the faces the groups' engines found lately, shared by them
+	cores      int                 // the cores the groups use: the CPU-bound ones' records at once, the background's turns
 	background *stream.Background  // the threads the background groups share, closed after the groups stop
 	flows      flow.Set
 	producer   *stream.Producer // shared by the APIs and sinks (shared)
@@ -172,6 +183,9 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 	}
 	if imageReaders(cfg.Groups, opts.withEdge) > 1 {
 		s.decoded = imagecheck.NewDecoded(decodedImageBytes)
+	}
+	if s.decoded != nil && imageReaders(cfg.Groups, false) > 1 {
+		s.found = face.NewFound(s.decoded.Sum, foundImages, foundAge)
 	}
 	if s.flows, err = loadFlows(cfg.FlowsFile); err != nil {
 		return s, err

@@ -20,12 +20,34 @@ const (
 // Detect finds the faces in img, best score first, each with its 68 landmarks and 5 alignment
 // points. An image with no face gives an empty slice and no error. Errors wrap ErrBadImage for
 // images outside the configured limits.
+//
+// With a Found (WithFound), an image an Engine of the same configuration has looked at lately
+// is answered from there.
 func (e *Engine) Detect(img image.Image) ([]Face, error) {
+	k, keep := e.foundKey(img)
+	if keep {
+		if faces, ok := e.found.faces(k); ok {
+			return faces, nil
+		}
+	}
 	r, err := toRaster(img, e.lim)
 	if err != nil {
 		return nil, fmt.Errorf("detect: %w", err)
 	}
-	return e.detect(r)
+	faces, err := e.detect(r)
+	if err == nil && keep {
+		e.found.putFaces(k, faces)
+	}
+	return faces, err
+}
+
+// foundKey returns img's key in e's Found; keep is false when e has none or the image is
+// of a kind it does not keep.
+func (e *Engine) foundKey(img image.Image) (k foundKey, keep bool) {
+	if e.found == nil {
+		return foundKey{}, false
+	}
+	return e.found.key(e.identity, img)
 }
 
 func (e *Engine) detect(r *raster) ([]Face, error) {

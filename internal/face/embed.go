@@ -25,7 +25,24 @@ var arcFaceTemplate = [5]Point{
 // least-squares similarity transform (rotation, uniform scale, translation) of f.Points onto
 // the ArcFace template, cropped to 112×112, and fed to the embedder as RGB, (p-127)/128.
 // Compare embeddings with Cosine. f must come from Detect on the same image.
+//
+// With a Found (WithFound), a face an Engine of the same configuration has embedded lately
+// is answered from there.
 func (e *Engine) Embed(img image.Image, f Face) ([]float32, error) {
+	k, keep := e.foundKey(img)
+	if keep {
+		if vec, ok := e.found.embedding(k, f); ok {
+			return vec, nil
+		}
+	}
+	vec, err := e.embed(img, f)
+	if err == nil && keep {
+		e.found.putEmbedding(k, f, vec)
+	}
+	return vec, err
+}
+
+func (e *Engine) embed(img image.Image, f Face) ([]float32, error) {
 	r, err := toRaster(img, e.lim)
 	if err != nil {
 		return nil, fmt.Errorf("embed: %w", err)

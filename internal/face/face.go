@@ -122,17 +122,30 @@ type limits struct{ minSide, maxSide, maxPixels int }
 type Engine struct {
 	cfg      Models
 	lim      limits
+	found    *Found // what the engines sharing it found lately (WithFound); nil: nothing kept
+	identity string // the configuration, as Found tells engines apart
 	detector *dnn
 	landmark *dnn
 	embedder *dnn
 	liveness *dnn
 }
 
+// LoadOption adjusts an Engine that Load makes.
+type LoadOption func(*Engine)
+
+// WithFound makes the Engine share f (see Found): it answers Detect and Embed from f when an
+// Engine of the same configuration has already answered them for the same image, and files
+// its own answers there.
+func WithFound(f *Found) LoadOption { return func(e *Engine) { e.found = f } }
+
 // Load checks and loads the four models of cfg. A missing, truncated, non-ONNX or wrongly
 // shaped file is an error wrapping ErrBadModel, returned before OpenCV parses the file.
-func Load(cfg Models) (*Engine, error) {
+func Load(cfg Models, opts ...LoadOption) (*Engine, error) {
 	cfg = cfg.withDefaults()
-	e := &Engine{cfg: cfg, lim: limits{cfg.MinSide, cfg.MaxSide, cfg.MaxPixels}}
+	e := &Engine{cfg: cfg, lim: limits{cfg.MinSide, cfg.MaxSide, cfg.MaxPixels}, identity: fmt.Sprintf("%+v", cfg)}
+	for _, o := range opts {
+		o(e)
+	}
 	var err error
 	if e.detector, err = loadDNN("detector", cfg.DetectorPath, []int{1, 3, detH, detW},
 		[]string{"scores", "boxes"}, []int{detAnchors * 2, detAnchors * 4}); err != nil {

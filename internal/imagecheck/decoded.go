@@ -24,6 +24,7 @@ type Decoded struct {
 	used   int
 	order  []decodedKey // oldest first
 	byKey  map[decodedKey]decodedImage
+	sums   map[image.Image][sha256.Size]byte // the images kept, by identity: their bytes' SHA-256
 	hits   int64 // decodes answered from the images kept
 	misses int64 // decodes made
 }
@@ -52,7 +53,31 @@ const decodedMaxAge = 3 * time.Minute
 // JPEG photo decoded takes 3 MB), for three minutes at most; an image larger than the budget
 // is not kept, nor any with a budget < 1.
 func NewDecoded(budget int) *Decoded {
-	return &Decoded{budget: budget, maxAge: decodedMaxAge, now: time.Now, byKey: make(map[decodedKey]decodedImage)}
+	return &Decoded{budget: budget, maxAge: decodedMaxAge, now: time.Now, byKey: make(map[decodedKey]decodedImage),
+		sums: make(map[image.Image][sha256.Size]byte)}
+}
+
+// Sum returns the SHA-256 of the bytes img was decoded from, when img is an image d keeps
+// (the very one Decode returned, not an equal one): what the process's parts that read the
+// same capture know it by (face.Found). ok is false for any other image, or a nil d.
+func (d *Decoded) Sum(img image.Image) (sum [sha256.Size]byte, ok bool) {
+	if d == nil || !byIdentity(img) {
+		return sum, false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	sum, ok = d.sums[img]
+	return sum, ok
+}
+
+// byIdentity reports whether img's dynamic type is one of the pointers Decode returns, so
+// that comparing it (as a map key) compares identities and cannot panic.
+func byIdentity(img image.Image) bool {
+	switch img.(type) {
+	case *image.YCbCr, *image.Gray, *image.RGBA, *image.NRGBA, *image.CMYK, *image.Gray16, *image.RGBA64, *image.NRGBA64, *image.Paletted:
+		return true
+	}
+	return false
 }
 
 // Stats returns how many decodes were answered from the images kept (hits) and how many were
@@ -115,6 +140,9 @@ func (d *Decoded) Decode(sum [sha256.Size]byte, data []byte, lim Limits) (image.
 		d.byKey[k] = decodedImage{img, info, size, d.now()}
 		d.order = append(d.order, k)
 		d.used += size
+		if byIdentity(img) {
+			d.sums[img] = sum
+		}
 	}
 	return img, info, nil
 }
@@ -129,7 +157,11 @@ func (d *Decoded) expire() {
 
 // dropOldest drops the image kept longest (under mu; one is kept).
 func (d *Decoded) dropOldest() {
-	d.used -= d.byKey[d.order[0]].size
+	e := d.byKey[d.order[0]]
+	d.used -= e.size
+	if byIdentity(e.img) {
+		delete(d.sums, e.img)
+	}
 	delete(d.byKey, d.order[0])
 	d.order = d.order[1:]
 }

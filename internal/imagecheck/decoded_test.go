@@ -32,6 +32,12 @@ func TestDecodedKeepsTheLast(t *testing.T) {
 	if again, _, _ := d.Decode(sa, a, Limits{}); again != imgA {
 		t.Fatal("the same bytes decoded again")
 	}
+	if sum, ok := d.Sum(imgA); !ok || sum != sa {
+		t.Fatal("the image kept is not known by its bytes' digest")
+	}
+	if _, ok := d.Sum(image.NewGray(imgA.Bounds())); ok {
+		t.Fatal("an image equal to one kept, but not it, is known by its digest")
+	}
 	if hits, misses := d.Stats(); hits != 1 || misses != 1 {
 		t.Fatalf("stats %d hits, %d misses; want 1 and 1", hits, misses)
 	}
@@ -41,6 +47,9 @@ func TestDecodedKeepsTheLast(t *testing.T) {
 	}
 	d.Decode(sb, b, Limits{})
 	d.Decode(sc, c, Limits{}) // pushes a out
+	if _, ok := d.Sum(imgA); ok {
+		t.Fatal("an image pushed out is still known by its digest")
+	}
 	if again, _, _ := d.Decode(sa, a, Limits{}); again == imgA {
 		t.Fatal("an image pushed out came back from the cache")
 	}
