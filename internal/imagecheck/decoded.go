@@ -25,8 +25,8 @@ type Decoded struct {
 	order  []decodedKey // oldest first
 	byKey  map[decodedKey]decodedImage
 	sums   map[image.Image][sha256.Size]byte // the images kept, by identity: their bytes' SHA-256
-	hits   int64 // decodes answered from the images kept
-	misses int64 // decodes made
+	hits   int64                             // decodes answered from the images kept
+	misses int64                             // decodes made
 }
 
 type decodedKey struct {
