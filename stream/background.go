@@ -11,8 +11,9 @@ import (
 
 // Background runs the handler calls of the groups given it (WithBackground) on OS threads at
 // a lowered priority, and lets no more of them compute at once than it has turns; the others
-// wait for a turn. A call that waits on the network (a registry lookup) gives its turn back
-// meanwhile (Blocking). Each thread's goroutine is locked to it for life and the thread is
+// wait for a turn. A call takes its turn when its work begins (Compute), not for a record it
+// only glances at (a step it does not read, a snapshot with nothing new), and gives it back
+// while it waits on the network (Blocking). Each thread's goroutine is locked to it for life and the thread is
 // niced once, so the priority never reaches other work; threads are made as calls need them
 // and kept.
 //
@@ -118,10 +119,13 @@ func (b *Background) learn(group string, held time.Duration) {
 	}
 }
 
-// turn is a call's hold on a turn of its Background, which Blocking gives back for a while.
+// turn is a call's hold on a turn of its Background: taken by Compute, given back for a while
+// by Blocking.
 type turn struct {
 	b     *Background
+	group string
 	mu    sync.Mutex
+	taken bool          // whether the call has taken its turn (Compute)
 	away  int           // Blocking sections running
 	held  bool          // whether the call holds its turn
 	done  bool          // whether the call has returned (a Blocking section still running takes no turn)
@@ -131,22 +135,18 @@ type turn struct {
 
 type turnKey struct{}
 
-// run waits for a turn for a call of group, then calls fn on one of b's threads with ctx
-// (carrying the turn, for Blocking) and returns when fn has returned. When ctx ends while it
-// waits it returns an error wrapping errNotCalled and ctx's, and fn is not called. After
+// run calls fn on one of b's threads with ctx carrying the call's turn, not yet taken (fn
+// takes it with Compute before its heavy work), and returns when fn has returned. After
 // Close fn runs on the caller's thread, without a turn.
-func (b *Background) run(ctx context.Context, group string, fn func(context.Context)) error {
+func (b *Background) run(ctx context.Context, group string, fn func(context.Context)) {
 	b.mu.Lock()
 	closed := b.closed
 	b.mu.Unlock()
 	if closed {
 		fn(ctx)
-		return nil
+		return
 	}
-	if err := b.take(ctx, group); err != nil {
-		return fmt.Errorf("%w: %w", errNotCalled, err)
-	}
-	t := &turn{b: b, held: true, since: time.Now()}
+	t := &turn{b: b, group: group}
 	b.onThread(func() { fn(context.WithValue(ctx, turnKey{}, t)) })
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -156,13 +156,37 @@ func (b *Background) run(ctx context.Context, group string, fn func(context.Cont
 		t.held = false
 		b.give()
 	}
-	b.learn(group, t.total)
-	return nil
+	if t.taken {
+		b.learn(group, t.total)
+	}
 }
 
-// errNotCalled is what run returns when the call was not made: its context ended while it
-// waited for a turn.
-var errNotCalled = errors.New("stream: handler not called: its context ended while it waited for a background turn")
+// ErrNoTurn is what Compute returns when its context ends while the call waits for a turn:
+// the call's work was not done (its runner was killed or is stopping), and the runner
+// neither counts it as a try nor settles its record.
+var ErrNoTurn = errors.New("stream: no background turn: the context ended while the call waited for one")
+
+// Compute takes the turn of ctx's Background call (WithBackground), waiting in line for one,
+// unless it has it or ctx is not such a call's: a background group's handler calls it before
+// its heavy work. Handle and HandleTable call it before an input's function, but for a Lazy
+// input, whose function calls it itself once it knows the record is worth its work. It
+// returns an error wrapping ErrNoTurn and ctx's when ctx ends first.
+func Compute(ctx context.Context) error {
+	t, _ := ctx.Value(turnKey{}).(*turn)
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.taken || t.done {
+		return nil
+	}
+	if err := t.b.take(ctx, t.group); err != nil {
+		return fmt.Errorf("%w: %w", ErrNoTurn, err)
+	}
+	t.taken, t.held, t.since = true, true, time.Now()
+	return nil
+}
 
 // onThread calls fn on one of b's threads, made if none is idle, and returns when fn has
 // returned; after Close, on the caller's thread.
@@ -254,7 +278,7 @@ func (t *turn) back(ctx context.Context) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.away--
-	if t.away > 0 || t.held || t.done {
+	if t.away > 0 || t.held || t.done || !t.taken {
 		return
 	}
 	if t.b.take(ctx, "") == nil {

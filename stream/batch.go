@@ -184,7 +184,7 @@ func (r *BatchRunner) callHandler(ctx context.Context, batch []*kgo.Record) (err
 	_, use, err := measuredCall(ctx, r.g.Name, func(ctx context.Context) ([]Output, error) {
 		return nil, r.g.Handler(ctx, recs)
 	}, r.cfg.background)
-	if errors.Is(err, errNotCalled) {
+	if errors.Is(err, ErrNoTurn) {
 		return err // ended before its turn came: no try was made
 	}
 	r.cfg.metrics.usedCPU(r.g.Name, use.cpu)

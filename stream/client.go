@@ -234,11 +234,13 @@ func toKgoRecord(o Output) (*kgo.Record, error) {
 
 // WithBackground runs a group's handler calls on bg's threads (see Background): at a
 // lowered priority, and no more of them computing at once than bg has turns, whatever the
-// groups sharing bg. Threads a C library starts from such a call inherit its priority (OpenCV's
-// thread pool would; its models here run on the calling thread: a detection, an embedding
-// and a liveness score cost the calling thread 2.08 of the process's 2.38 CPU-s, the rest
-// the Go runtime's). Without it a runner's calls run on its own goroutines, as many at once
-// as it takes records.
+// groups sharing bg. A call takes its turn with Compute, which a handler made by Handle or
+// HandleTable does before each input's function (a Lazy input's function calls it itself);
+// a handler made otherwise must call Compute before its work. Threads a C library starts from
+// such a call inherit its priority (OpenCV's thread pool would; its models here run on the
+// calling thread: a detection, an embedding and a liveness score cost the calling thread 2.08
+// of the process's 2.38 CPU-s, the rest the Go runtime's). Without it a runner's calls run on
+// its own goroutines, as many at once as it takes records.
 func WithBackground(bg *Background) Option { return func(c *config) { c.background = bg } }
 
 // WithTransactionalID sets the transactional id of a StatefulRunner (default: the group

@@ -139,23 +139,29 @@ func TestBackgroundBoundsItsCalls(t *testing.T) {
 	}
 	release := make(chan struct{})
 	call := func(ctx context.Context) {
+		if err := Compute(ctx); err != nil {
+			t.Error(err)
+			return
+		}
 		computing(1)
 		<-release
 		computing(-1)
 	}
 	for range 6 {
-		wg.Go(func() {
-			if err := bg.run(context.Background(), "test", call); err != nil {
-				t.Error(err)
-			}
-		})
+		wg.Go(func() { bg.run(context.Background(), "test", call) })
 	}
 	waitFor(2) // both turns taken; four calls wait for one
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	called := false
-	if err := bg.run(ctx, "test", func(context.Context) { called = true }); !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, errNotCalled) || called {
-		t.Errorf("waiting past its context: err %v, called %v; want the deadline's error and no call", err, called)
+	var err error
+	computed := false
+	bg.run(ctx, "test", func(ctx context.Context) {
+		if err = Compute(ctx); err == nil {
+			computed = true
+		}
+	})
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrNoTurn) || computed {
+		t.Errorf("waiting past its context: err %v, computed %v; want ErrNoTurn with the deadline's error", err, computed)
 	}
 	close(release)
 	wg.Wait()
@@ -167,14 +173,21 @@ func TestBackgroundBoundsItsCalls(t *testing.T) {
 	answer := make(chan struct{})
 	for range 2 {
 		wg.Go(func() {
-			_ = bg.run(context.Background(), "test", func(ctx context.Context) {
+			bg.run(context.Background(), "test", func(ctx context.Context) {
+				if err := Compute(ctx); err != nil {
+					t.Error(err)
+				}
 				Blocking(ctx, func() { <-answer })
 			})
 		})
 	}
 	third := make(chan struct{})
 	wg.Go(func() {
-		_ = bg.run(context.Background(), "test", func(context.Context) { close(third) })
+		bg.run(context.Background(), "test", func(ctx context.Context) {
+			if Compute(ctx) == nil {
+				close(third)
+			}
+		})
 	})
 	select {
 	case <-third:
@@ -189,7 +202,10 @@ func TestBackgroundBoundsItsCalls(t *testing.T) {
 	// again afterwards.
 	late := make(chan struct{})
 	out := make(chan struct{})
-	_ = bg.run(context.Background(), "test", func(ctx context.Context) {
+	bg.run(context.Background(), "test", func(ctx context.Context) {
+		if err := Compute(ctx); err != nil {
+			t.Error(err)
+		}
 		go func() {
 			defer close(out)
 			Blocking(ctx, func() { <-late })
@@ -224,7 +240,11 @@ func TestBackgroundLinesUpByUsualLength(t *testing.T) {
 		release := make(chan struct{})
 		holding := make(chan struct{})
 		go func() {
-			_ = bg.run(context.Background(), "holder", func(context.Context) { close(holding); <-release })
+			bg.run(context.Background(), "holder", func(ctx context.Context) {
+				_ = Compute(ctx)
+				close(holding)
+				<-release
+			})
 		}()
 		<-holding
 		var (
@@ -234,7 +254,8 @@ func TestBackgroundLinesUpByUsualLength(t *testing.T) {
 		)
 		queue := func(group string) {
 			wg.Go(func() {
-				_ = bg.run(context.Background(), group, func(context.Context) {
+				bg.run(context.Background(), group, func(ctx context.Context) {
+					_ = Compute(ctx)
 					mu.Lock()
 					ran = append(ran, group)
 					mu.Unlock()

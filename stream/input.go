@@ -12,6 +12,7 @@ import (
 // inputs: the topic guard, tombstones and decoding are theirs, not each handler's.
 type Input struct {
 	topic     string
+	lazy      bool // the function takes its background turn itself (Lazy)
 	value     func(ctx context.Context, codec Codec, rec *Record, table Table) ([]Output, error)
 	tombstone func(ctx context.Context, rec *Record, table Table) ([]Output, error)
 }
@@ -44,6 +45,16 @@ func (in Input) WithTombstones(h func(ctx context.Context, rec *Record, table Ta
 	return in
 }
 
+// Lazy returns the input with its function taking its background turn itself (Compute) once
+// it knows a record is worth its work, so that the records it only glances at (a capture of
+// a step it does not read, a snapshot with nothing new for it) do not wait in line for a
+// turn behind other groups' work. Without it Handle takes the turn before the function is
+// called. Outside a Background it changes nothing.
+func (in Input) Lazy() Input {
+	in.lazy = true
+	return in
+}
+
 // Topics returns the topics of inputs, in their order: a group's Inputs.
 func Topics(inputs ...Input) []string {
 	out := make([]string, len(inputs))
@@ -64,7 +75,8 @@ func Handle(group string, codec Codec, inputs ...Input) Handler {
 // record is handed to the input of its topic; it returns an error (retried, then
 // dead-lettered) for a record of a topic no input declares and for a value that does not
 // decode into the topic's type, both prefixed with the group's name, as is every error of an
-// input's function.
+// input's function. In a background call (WithBackground) it takes the call's turn before
+// the input's function, unless the input is Lazy.
 func HandleTable(group string, codec Codec, inputs ...Input) StatefulHandler {
 	byTopic := make(map[string]Input, len(inputs))
 	for _, in := range inputs {
@@ -79,6 +91,11 @@ func HandleTable(group string, codec Codec, inputs ...Input) StatefulHandler {
 			out []Output
 			err error
 		)
+		if !in.lazy {
+			if err := Compute(ctx); err != nil {
+				return nil, fmt.Errorf("%s: %w", group, err)
+			}
+		}
 		switch {
 		case rec.Value != nil:
 			out, err = in.value(ctx, codec, rec, table)

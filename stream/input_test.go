@@ -73,3 +73,71 @@ func TestHandleDecodesByTopic(t *testing.T) {
 		t.Errorf("an undecodable value gave %v, want a decode error naming its offset", err)
 	}
 }
+
+// TestHandleTakesTheTurn: in a background call, a handler made by Handle takes the call's
+// turn before an input's function, waiting for one while every turn is held; a Lazy input's
+// function runs without one and a record it only glances at is done without waiting.
+func TestHandleTakesTheTurn(t *testing.T) {
+	codec, err := schemas.NewCodec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := func(step string) *Record {
+		out, err := Emit(codec, schemas.Captures, []byte("ses_1"), &schemas.CaptureSubmitted{
+			Envelope:  schemas.Envelope{EventID: "evt_" + step, SessionID: "ses_1", TenantID: "ten_1", OccurredAt: time.UnixMilli(1_790_000_000_000).UTC(), Producer: "edge"},
+			CaptureID: "cap_" + step, Step: step, Blobs: []schemas.BlobRef{},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &Record{Topic: out.Topic, Key: out.Key, Value: out.Value}
+	}
+	glance := func(ctx context.Context, _ *Record, v *schemas.CaptureSubmitted) ([]Output, error) {
+		if v.Step != "nfc" {
+			return nil, nil // not this group's: no turn
+		}
+		return nil, Compute(ctx)
+	}
+	eager := Handle("eager", codec, On(schemas.Captures, glance))
+	lazy := Handle("lazy", codec, On(schemas.Captures, glance).Lazy())
+
+	bg := NewBackground(1, 0)
+	defer bg.Close()
+	holding, release := make(chan struct{}), make(chan struct{})
+	go bg.run(context.Background(), "elsewhere", func(ctx context.Context) {
+		_ = Compute(ctx)
+		close(holding)
+		<-release
+	})
+	<-holding
+	call := func(h Handler, r *Record) <-chan error {
+		done := make(chan error, 1)
+		go bg.run(context.Background(), "test", func(ctx context.Context) {
+			_, err := h(ctx, r)
+			done <- err
+		})
+		return done
+	}
+	select {
+	case err := <-call(lazy, rec("selfie")):
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a Lazy input's glance at a record waited for a turn")
+	}
+	eagerDone, lazyWork := call(eager, rec("selfie")), call(lazy, rec("nfc"))
+	select {
+	case <-eagerDone:
+		t.Fatal("an input's function ran without a turn while every turn was held")
+	case <-lazyWork:
+		t.Fatal("a Lazy input's work ran without a turn while every turn was held")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	for _, done := range []<-chan error{eagerDone, lazyWork} {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -251,7 +251,7 @@ func callWithRetry(ctx context.Context, cfg *config, group string, rec *Record, 
 			use  callUse
 		)
 		outs, use, err = measuredCall(ctx, group, fn, cfg.background)
-		if errors.Is(err, errNotCalled) {
+		if errors.Is(err, ErrNoTurn) {
 			return nil, attempt, err // ended (killed) before its turn came: no try was made
 		}
 		cfg.metrics.handled(group, rec.Topic, use.took, err)
@@ -270,7 +270,7 @@ func callWithRetry(ctx context.Context, cfg *config, group string, rec *Record, 
 }
 
 // callUse is what a handler call used: the CPU time of its thread, in seconds, and the time
-// it took from its start (not counting a wait for a background turn).
+// it took from its start.
 type callUse struct {
 	cpu  float64
 	took time.Duration
@@ -280,8 +280,7 @@ type callUse struct {
 // the call used: the CPU time the thread spent in fn is a group's own CPU, what `idstream
 // bench` divides among the groups. Work fn hands to other goroutines, and threads a C library
 // starts (OpenCV's parallel loops), are not counted. With bg (WithBackground) fn runs on one
-// of its threads once it has a turn, lined up as a call of group; when ctx ends first, fn is
-// not called and the error wraps errNotCalled.
+// of its threads, a call of group that takes its turn with Compute.
 func measuredCall(ctx context.Context, group string, fn func(context.Context) ([]Output, error), bg *Background) (outs []Output, use callUse, err error) {
 	call := func(ctx context.Context) {
 		start, before := time.Now(), threadCPU()
@@ -289,9 +288,7 @@ func measuredCall(ctx context.Context, group string, fn func(context.Context) ([
 		use = callUse{cpu: max(0, threadCPU()-before), took: time.Since(start)}
 	}
 	if bg != nil {
-		if werr := bg.run(ctx, group, call); werr != nil {
-			return nil, callUse{}, werr
-		}
+		bg.run(ctx, group, call)
 		return outs, use, err
 	}
 	runtime.LockOSThread()

@@ -262,11 +262,22 @@ func TestRunnerKilledWaitingForATurn(t *testing.T) {
 	bg := NewBackground(1, 0)
 	defer bg.Close()
 	holding, release := make(chan struct{}), make(chan struct{})
-	go func() {
-		_ = bg.run(ctx, "elsewhere", func(context.Context) { close(holding); <-release })
-	}()
+	go bg.run(ctx, "elsewhere", func(ctx context.Context) {
+		_ = Compute(ctx)
+		close(holding)
+		<-release
+	})
 	<-holding
-	first, err := NewRunner(f.group("bt.group"), testOpts(f.brokers, WithBackground(bg))...)
+	// The fixture's handler, taking its turn first as one made by Handle does.
+	g := f.group("bt.group")
+	handle := g.Handler
+	g.Handler = func(ctx context.Context, rec *Record) ([]Output, error) {
+		if err := Compute(ctx); err != nil {
+			return nil, err
+		}
+		return handle(ctx, rec)
+	}
+	first, err := NewRunner(g, testOpts(f.brokers, WithBackground(bg))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +304,7 @@ func TestRunnerKilledWaitingForATurn(t *testing.T) {
 		}
 	}
 	close(release)
-	second, err := NewRunner(f.group("bt.group"), testOpts(f.brokers, WithBackground(bg))...)
+	second, err := NewRunner(g, testOpts(f.brokers, WithBackground(bg))...)
 	if err != nil {
 		t.Fatal(err)
 	}

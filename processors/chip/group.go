@@ -145,7 +145,7 @@ func NewGroup(codec stream.Codec, blobs blob.Store, trust *mrtd.Trust, reg regis
 	for _, o := range opts {
 		o(g)
 	}
-	input := stream.On(schemas.Captures, g.handle)
+	input := stream.On(schemas.Captures, g.handle).Lazy() // the other steps' captures take no turn
 	return stream.Group{
 		Name:    GroupName,
 		Inputs:  stream.Topics(input),
@@ -171,6 +171,9 @@ func (g *group) handle(ctx context.Context, rec *stream.Record, c *schemas.Captu
 	}
 	if c.Envelope.SessionID == "" || c.CaptureID == "" {
 		return nil, fmt.Errorf("capture at offset %d has no session or capture id", rec.Offset)
+	}
+	if err := stream.Compute(ctx); err != nil { // a chip to verify: the background's turn
+		return nil, err
 	}
 	ev, err := g.verify(ctx, c)
 	if err != nil || ev == nil {

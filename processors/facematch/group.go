@@ -191,7 +191,7 @@ func NewGroup(codec stream.Codec, blobs blob.Store, engine *face.Engine, opts ..
 		g.modelVersion = v
 	}
 	g.cache = newResultCache(g.cacheSize)
-	input := stream.On(schemas.SessionStates, g.handle)
+	input := stream.On(schemas.SessionStates, g.handle).Lazy() // snapshots with nothing new take no turn
 	return stream.Group{
 		Name:    GroupName,
 		Inputs:  stream.Topics(input),
@@ -252,6 +252,9 @@ func (g *group) handle(ctx context.Context, rec *stream.Record, st *schemas.Sess
 	}
 	if v, ok := g.cache.get(id); ok {
 		return []stream.Output{{Topic: schemas.TopicFacematch, Key: []byte(st.Envelope.SessionID), Value: v}}, nil
+	}
+	if err := stream.Compute(ctx); err != nil { // faces to match: the background's turn
+		return nil, err
 	}
 	ev, err := g.match(ctx, st, id, srcs)
 	if err != nil || ev == nil {

@@ -49,6 +49,9 @@ func (g *group) handleCapture(ctx context.Context, rec *stream.Record, c *schema
 	if c.Step == stepNFC {
 		return nil, nil
 	}
+	if err := stream.Compute(ctx); err != nil { // a picture to check: the background's turn
+		return nil, err
+	}
 	if err := g.sightings.WaitReady(ctx); err != nil {
 		return nil, fmt.Errorf("capture index: %w", err)
 	}

@@ -273,8 +273,10 @@ func NewGroup(codec stream.Codec, hashKey []byte, blocklist BlocklistIndex, sigh
 		return stream.Group{}, err
 	}
 	inputs := []stream.Input{
-		stream.On(schemas.Captures, g.handleCapture),
-		stream.On(schemas.SessionStates, g.handleSnapshot).WithTombstones(g.handleErasedSnapshot),
+		// Lazy: an NFC capture, a snapshot with nothing to check and an erasure take no
+		// background turn; the checks take theirs (stream.Compute).
+		stream.On(schemas.Captures, g.handleCapture).Lazy(),
+		stream.On(schemas.SessionStates, g.handleSnapshot).WithTombstones(g.handleErasedSnapshot).Lazy(),
 	}
 	return stream.Group{
 		Name:    GroupName,

@@ -32,6 +32,9 @@ func (g *group) handleSnapshot(ctx context.Context, rec *stream.Record, st *sche
 	if st.Status != schemas.StatusProcessing || !ready(st) || assessed(st) {
 		return updates, nil
 	}
+	if err := stream.Compute(ctx); err != nil { // a session to check: the background's turn
+		return nil, err
+	}
 	checks, id, entry, err := g.sessionChecks(ctx, st)
 	if err != nil {
 		return nil, err

@@ -141,7 +141,7 @@ func NewGroup(codec stream.Codec, blobs blob.Store, engine *face.Engine, opts ..
 		}
 		g.modelVersion = v
 	}
-	input := stream.On(schemas.Quality, g.handle)
+	input := stream.On(schemas.Quality, g.handle).Lazy() // the documents' captures take no turn
 	return stream.Group{
 		Name:    GroupName,
 		Inputs:  stream.Topics(input),
@@ -174,6 +174,9 @@ func (g *group) handle(ctx context.Context, rec *stream.Record, qa *schemas.Qual
 	}
 	if qa.Envelope.SessionID == "" || qa.CaptureID == "" {
 		return nil, fmt.Errorf("assessment at offset %d has no session or capture id", rec.Offset)
+	}
+	if err := stream.Compute(ctx); err != nil { // a selfie to assess: the background's turn
+		return nil, err
 	}
 	ev, err := g.assess(ctx, qa)
 	if err != nil || ev == nil {

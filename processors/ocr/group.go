@@ -251,7 +251,7 @@ func NewGroup(codec stream.Codec, blobs blob.Store, reader *docread.Reader, face
 	for _, o := range opts {
 		o(g)
 	}
-	input := stream.On(schemas.Quality, g.handle)
+	input := stream.On(schemas.Quality, g.handle).Lazy() // the selfie and failed captures take no turn
 	return stream.Group{
 		Name:    GroupName,
 		Inputs:  stream.Topics(input),
@@ -294,6 +294,9 @@ func (g *group) handle(ctx context.Context, rec *stream.Record, qa *schemas.Qual
 	}
 	if qa.Envelope.SessionID == "" || qa.CaptureID == "" {
 		return nil, fmt.Errorf("assessment at offset %d has no session or capture id", rec.Offset)
+	}
+	if err := stream.Compute(ctx); err != nil { // a capture to read: the background's turn
+		return nil, err
 	}
 	doc, err := g.read(ctx, qa, side)
 	if err != nil || doc == nil {
