@@ -15,7 +15,6 @@ import (
 	"github.com/idstream/idstream/consent"
 	"github.com/idstream/idstream/edge"
 	"github.com/idstream/idstream/internal/tenant"
-	"github.com/idstream/idstream/processors/chip"
 	"github.com/idstream/idstream/processors/liveness"
 	"github.com/idstream/idstream/processors/ocr"
 	"github.com/idstream/idstream/processors/quality"
@@ -143,8 +142,12 @@ const backlogInterval = 500 * time.Millisecond
 // checkGroups are the groups that take a capture after the gate, side by side, whose backlog
 // the edge weighs. Face match and fraud are left out: they read the session-state topic,
 // which is written in transactions (stream.Backlog cannot count its lag), and they are light
-// (0.06 and 0.14 CPU-s per id_card session against OCR's 0.7 in `make bench-e2e`).
-var checkGroups = []string{ocr.GroupName, chip.GroupName, liveness.GroupName}
+// (0.01 and 0.05–0.08 CPU-s per id_card session against OCR's 0.55–0.65 in `make
+// bench-e2e`). So is chip (0.002–0.004 CPU-s per chip_id_card session): it reads every
+// capture in order and works on one of four, which waits for a background turn behind the
+// other groups' work, so its lag read as a backlog of its own (at 4 chip_id_card sessions in
+// flight the edge shed 24 requests while decisions took 2.6 s at p99, below the 5 s allowed).
+var checkGroups = []string{ocr.GroupName, liveness.GroupName}
 
 // pipelineBacklog estimates the edge's waits from the groups' backlogs: the gate's is the
 // quality group's; the pipeline's is the gate's plus the longest of the checks after it.
