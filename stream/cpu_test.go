@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // TestMeasuredCallCountsTheHandlersCPU: a handler's CPU is what its thread computed, not the
@@ -311,4 +314,31 @@ func countNicedThreads(t *testing.T) int {
 		}
 	}
 	return n
+}
+
+// TestNoTurnIsNoTry: a handler whose call got no background turn (its context ended while it
+// waited) is not tried again and not counted: one attempt, no handler metrics.
+func TestNoTurnIsNoTry(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	cfg, err := newConfig([]Option{WithBrokers([]string{"127.0.0.1:1"}), WithRetry(3, time.Millisecond), WithMetrics(NewMetrics(reg))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	_, attempts, err := callWithRetry(context.Background(), &cfg, "g", &Record{Topic: "t"}, func(context.Context) ([]Output, error) {
+		calls++
+		return nil, fmt.Errorf("g: %w: %w", ErrNoTurn, context.Canceled)
+	})
+	if !errors.Is(err, ErrNoTurn) || attempts != 1 || calls != 1 {
+		t.Fatalf("err %v after %d attempts (%d calls), want ErrNoTurn after one", err, attempts, calls)
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == "idstream_processor_handler_seconds" && len(f.GetMetric()) > 0 {
+			t.Errorf("%d handler latency series recorded for a call that got no turn", len(f.GetMetric()))
+		}
+	}
 }

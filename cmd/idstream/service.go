@@ -47,9 +47,9 @@ const decodedImageBytes = 64 << 20
 
 // foundImages bounds the captures whose faces the process keeps for its other groups
 // (face.Found, which knows a capture by the decoded images' digests): a selfie is looked at
-// by the gate, liveness, face match and fraud, a document's front by OCR and face match,
-// within seconds. An entry is a few KB.
-const foundImages = 1024
+// by the gate, liveness, face match and fraud within seconds (a minute of selfies at 4
+// sessions/s). An entry is a few KB.
+const foundImages = 256
 
 // foundAge is how long the faces found in a capture are kept for the process's other groups,
 // as long as imagecheck.Decoded keeps its image: they look at it within seconds.

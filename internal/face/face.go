@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"os"
 	"path/filepath"
 )
 
@@ -142,7 +143,7 @@ func WithFound(f *Found) LoadOption { return func(e *Engine) { e.found = f } }
 // shaped file is an error wrapping ErrBadModel, returned before OpenCV parses the file.
 func Load(cfg Models, opts ...LoadOption) (*Engine, error) {
 	cfg = cfg.withDefaults()
-	e := &Engine{cfg: cfg, lim: limits{cfg.MinSide, cfg.MaxSide, cfg.MaxPixels}, identity: fmt.Sprintf("%+v", cfg)}
+	e := &Engine{cfg: cfg, lim: limits{cfg.MinSide, cfg.MaxSide, cfg.MaxPixels}, identity: identityOf(cfg)}
 	for _, o := range opts {
 		o(e)
 	}
@@ -167,6 +168,19 @@ func Load(cfg Models, opts ...LoadOption) (*Engine, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// identityOf names an Engine's configuration for Found: its thresholds and limits, and each
+// model file by path, size and modification time (a file replaced between two Loads is
+// another model).
+func identityOf(cfg Models) string {
+	id := fmt.Sprintf("%+v", cfg)
+	for _, p := range []string{cfg.DetectorPath, cfg.LandmarkPath, cfg.EmbedderPath, cfg.LivenessPath} {
+		if fi, err := os.Stat(p); err == nil {
+			id += fmt.Sprintf(" %d@%d", fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	return id
 }
 
 // Config returns the configuration the engine runs with, defaults applied.

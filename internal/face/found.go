@@ -10,9 +10,10 @@ import (
 // Found remembers what the Engines sharing it (WithFound) found in the captures they looked
 // at lately: the faces Detect found and the embeddings Embed made. In one process a capture
 // is looked at by several groups (a selfie by the quality gate's framing, liveness, face match
-// and fraud's duplicate check; a document's front by OCR's photo crop and face match), each
-// with an Engine of its own loaded from the same models: the first to look runs the models,
-// the others take its answer, which is the one they would have computed.
+// and fraud's duplicate check), each with an Engine of its own loaded from the same models:
+// the first to look runs the models, the others take its answer, which is the one they would
+// have computed. An image with more than foundMostFaces faces is not kept (each face is 1 KB
+// of landmarks; a selfie or a document has one or two), so an entry is a few KB.
 //
 // An image is known by the digest of the bytes it was decoded from, which the process's
 // decoded images tell (know: imagecheck.Decoded.Sum, which knows the very images it handed
@@ -40,6 +41,9 @@ type foundKey struct {
 	engine string            // the Engine's configuration
 	sum    [sha256.Size]byte // the capture's digest
 }
+
+// foundMostFaces is the most faces an image kept may have.
+const foundMostFaces = 8
 
 // foundEntry is what was found in one image.
 type foundEntry struct {
@@ -117,6 +121,9 @@ func (f *Found) embedding(k foundKey, fc Face) ([]float32, bool) {
 
 // putFaces files the faces Detect found in k's image.
 func (f *Found) putFaces(k foundKey, faces []Face) {
+	if len(faces) > foundMostFaces {
+		return
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	e := f.live(k)

@@ -81,8 +81,22 @@ func TestFoundSharesAnswersOfTheSameImage(t *testing.T) {
 	if !slices.Equal(v1, wantVec) || !slices.Equal(v2, wantVec) {
 		t.Error("a shared embedding differs from the computed one")
 	}
-	if s := found.Stats(); s.Hits != 2 || s.Misses != 2 {
-		t.Errorf("after two embeddings of one face: %+v, want 2 hits, 2 misses", s)
+	// What a caller was given from the Found is its own: changing it changes no later answer.
+	second[0].Landmarks[1] = Point{-1, -1}
+	v2[0] = 42
+	third, err := a.Detect(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3, err := a.Embed(img, want[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameFaces(third, want) || !slices.Equal(v3, wantVec) {
+		t.Error("a caller's change to what the Found gave it reached the next caller")
+	}
+	if s := found.Stats(); s.Hits != 4 || s.Misses != 2 {
+		t.Errorf("after three looks and three embeddings: %+v, want 4 hits, 2 misses", s)
 	}
 
 	pixels.Pix[0] ^= 1
@@ -99,13 +113,13 @@ func TestFoundSharesAnswersOfTheSameImage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if s := found.Stats(); s.Hits != 2 {
-		t.Errorf("another capture, other thresholds, an image not decoded from one: %d hits, want none more than 2", s.Hits)
+	if s := found.Stats(); s.Hits != 4 {
+		t.Errorf("another capture, other thresholds, an image not decoded from one: %d hits, want none more than 4", s.Hits)
 	}
 }
 
 // TestFoundKeepsItsBound: a Found keeps no more images than its bound, the oldest going
-// first, and none older than its age.
+// first, none of more than foundMostFaces faces, and none older than its age.
 func TestFoundKeepsItsBound(t *testing.T) {
 	sums := make(map[image.Image][sha256.Size]byte)
 	know := func(img image.Image) ([sha256.Size]byte, bool) { s, ok := sums[img]; return s, ok }
@@ -128,6 +142,11 @@ func TestFoundKeepsItsBound(t *testing.T) {
 		if _, ok := found.faces(k); !ok {
 			t.Error("one of the two newest images is not kept")
 		}
+	}
+	crowd := NewFound(know, 2, time.Hour)
+	crowd.putFaces(keys[0], make([]Face, foundMostFaces+1))
+	if _, ok := crowd.faces(keys[0]); ok {
+		t.Errorf("an image of %d faces is kept (at most %d)", foundMostFaces+1, foundMostFaces)
 	}
 	aged := NewFound(know, 2, time.Nanosecond)
 	aged.putFaces(keys[0], nil)

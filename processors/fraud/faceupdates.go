@@ -56,6 +56,9 @@ func (g *group) faceIndexUpdates(ctx context.Context, st *schemas.SessionState) 
 		if !ok {
 			return nil, nil
 		}
+		if err := stream.Compute(ctx); err != nil { // a selfie to embed: the background's turn
+			return nil, err
+		}
 		vec, reason, err := g.embedSelfie(ctx, s)
 		if err != nil {
 			return nil, err
