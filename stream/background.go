@@ -13,9 +13,9 @@ import (
 // a lowered priority, and lets no more of them compute at once than it has turns; the others
 // wait for a turn. A call takes its turn when its work begins (Compute), not for a record it
 // only glances at (a step it does not read, a snapshot with nothing new), and gives it back
-// while it waits on the network (Blocking). Each thread's goroutine is locked to it for life and the thread is
-// niced once, so the priority never reaches other work; threads are made as calls need them
-// and kept.
+// while it waits on the network (Blocking). Each thread's goroutine is locked to it for life
+// and the thread is niced once, so the priority never reaches other work; threads are made
+// as calls need them and kept.
 //
 // Both halves matter where groups that a person waits for (the quality gate, the edge) share
 // a process with batch groups (OCR, face work, fraud). The nice value makes the kernel give a
