@@ -15,7 +15,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -79,7 +81,9 @@ type Server struct {
 }
 
 // Start writes config.xml and users.xml into the data dir, starts clickhouse-server with
-// them and returns once the server answers /ping on its HTTP port. The process is owned by
+// them and returns once the server answers /ping on its HTTP port. A server that a parent
+// which died left running on the data dir (found by its pid file) is stopped first; on Linux
+// the server dies with its parent, killed or not. The process is owned by
 // the caller: it is stopped by Close, not when ctx ends (ctx bounds the start only). Start
 // returns an error wrapping ErrBinaryNotFound when the binary is missing, and an error with
 // the tail of the server's error log when it exits or does not answer in time.
@@ -129,19 +133,35 @@ func Start(ctx context.Context, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("start clickhouse: %w", err)
 	}
 	cmd.Stdout, cmd.Stderr = stderr, stderr
-	// Its own process group: a Ctrl-C on the terminal goes to the parent, which stops the
-	// server in order through Close.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	cmd.SysProcAttr = childAttr()
+	if err := stopLeftover(dir, cfg.stopTimeout); err != nil {
 		stderr.Close()
-		return nil, fmt.Errorf("start clickhouse %s: %w", bin, err)
+		return nil, fmt.Errorf("start clickhouse: %w", err)
 	}
 	s := &Server{cfg: cfg, cmd: cmd, exited: make(chan struct{})}
+	started := make(chan error, 1)
 	go func() {
+		// The kernel kills the server when the thread that started it ends (childAttr):
+		// this goroutine keeps that thread, locked, for as long as the server runs.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
 		s.waitErr = cmd.Wait()
 		stderr.Close()
 		close(s.exited)
 	}()
+	if err := <-started; err != nil {
+		stderr.Close()
+		return nil, fmt.Errorf("start clickhouse %s: %w", bin, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, pidFile), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("start clickhouse: %w", err)
+	}
 	if err := s.waitReady(ctx); err != nil {
 		_ = s.Close()
 		return nil, fmt.Errorf("start clickhouse on %s: %w%s", s.Addr(), err, s.logTail())
@@ -256,6 +276,46 @@ func findBinary(given string) (string, []string, error) {
 		}
 	}
 	return "", nil, ErrBinaryNotFound
+}
+
+// pidFile, under the data dir, holds the pid of the server Start started there.
+const pidFile = "clickhouse-server.pid"
+
+// stopLeftover stops the server a previous Start left running on dir, if its pid file names
+// a live clickhouse server of dir (its command line holds dir's config file): SIGTERM, then
+// SIGKILL after timeout, and waits until it is gone. A pid file naming no such process (it
+// ended, or the pid now belongs to another) is left alone.
+func stopLeftover(dir string, timeout time.Duration) error {
+	b, err := os.ReadFile(filepath.Join(dir, pidFile))
+	if err != nil {
+		return nil
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return nil
+	}
+	ours := func() bool {
+		cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		return err == nil && strings.Contains(string(cmdline), filepath.Join(dir, "config.xml"))
+	}
+	if !ours() {
+		return nil
+	}
+	gone := func() bool {
+		for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if !ours() {
+				return true
+			}
+		}
+		return !ours()
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		_ = syscall.Kill(pid, sig)
+		if gone() {
+			return nil
+		}
+	}
+	return fmt.Errorf("a server left running on %s (pid %d) did not stop", dir, pid)
 }
 
 // freePort asks the kernel for a free TCP port on 127.0.0.1.

@@ -1,11 +1,17 @@
 package chserver
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -69,4 +75,96 @@ func TestNoDataDir(t *testing.T) {
 	if _, err := Start(context.Background()); err == nil {
 		t.Fatal("want an error without a data dir")
 	}
+}
+
+// TestLeftoverServerStopped: a server left running on a data dir by a parent that lost track
+// of it (its pid file) is stopped by the next Start on that dir, which then starts.
+func TestLeftoverServerStopped(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	first, err := Start(ctx, WithDataDir(dir))
+	if errors.Is(err, ErrBinaryNotFound) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	second, err := Start(ctx, WithDataDir(dir), WithStopTimeout(5*time.Second))
+	if err != nil {
+		t.Fatalf("start on a dir a leftover server holds: %v", err)
+	}
+	defer second.Close()
+	select {
+	case <-first.exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the leftover server still runs")
+	}
+}
+
+// TestServerDiesWithItsParent: a process that started a server and is killed with SIGKILL
+// takes the server with it, and the data dir can be started on at once.
+func TestServerDiesWithItsParent(t *testing.T) {
+	if dir := os.Getenv("CHSERVER_TEST_PARENT_DIR"); dir != "" {
+		// The parent, run as a child of the test: start, say so, wait to be killed.
+		s, err := Start(context.Background(), WithDataDir(dir))
+		if err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		fmt.Println("ready", s.cmd.Process.Pid)
+		select {}
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the kernel kills a child with its parent on Linux only")
+	}
+	if _, _, err := findBinary(""); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	parent := exec.Command(os.Args[0], "-test.run=^TestServerDiesWithItsParent$")
+	parent.Env = append(os.Environ(), "CHSERVER_TEST_PARENT_DIR="+dir)
+	out, err := parent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = parent.Process.Kill(); _ = parent.Wait() }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	var pid int
+	if _, serr := fmt.Sscanf(line, "ready %d", &pid); err != nil || serr != nil {
+		t.Fatalf("the parent said %q (%v)", line, err)
+	}
+	if err := parent.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = parent.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatal("the server outlived its parent's SIGKILL")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := Start(ctx, WithDataDir(dir))
+	if err != nil {
+		t.Fatalf("start again on the dir: %v", err)
+	}
+	_ = s.Close()
+}
+
+// alive reports whether process pid runs (a zombie, ended but not yet reaped, does not).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	return !strings.HasPrefix(rest, "Z") && !strings.HasPrefix(rest, "X")
 }
