@@ -40,9 +40,9 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, log *slog.Logg
 // capture's way to the gate's answer (edge, broker, quality) find one free instead of
 // waiting out 10 ms scheduler slices behind OCR's Go code; the kernel, told by the nice
 // value, gives their thread the core. Measured on 2 cores against the same process without
-// either (README, Sessions under load), id_card: one session at a time the gate's p50 62–75 →
-// 37–52 ms, p99 155–230 → 93–140 ms; four in flight p50 82–107 → 43–51 ms, p99 318–412 →
-// 204–279 ms, the same sessions/s and CPU per session.
+// either (README, Sessions under load; `8b6a36b` against `b114fb3`), id_card: one session at
+// a time the gate's p50 71 → 46–52 ms, p99 164–230 → 115–135 ms; four in flight p50 82–107 →
+// 43–51 ms, p99 318–412 → 204–279 ms, the same sessions/s and CPU per session.
 //
 // Setting GOMAXPROCS stops the runtime from following a container's CPU limit as it changes
 // (Go 1.25): dev runs on a machine or under a fixed limit; separate deployments of the groups
