@@ -20,7 +20,7 @@ FUZZ      := ./schemas:FuzzDecode:50000x ./internal/tlv:FuzzTLV:200000x \
              ./internal/lds:FuzzParseDG14:300000x ./internal/imagecheck:FuzzInspect:200000x \
              ./internal/imagemeta:FuzzRead:600000x ./internal/libjpeg:FuzzDecode:300000x
 
-.PHONY: all deps build run test fuzz bench bench-e2e eval lint clean
+.PHONY: all deps build run test fuzz bench bench-e2e chaos eval lint clean
 
 all: build
 
@@ -63,6 +63,14 @@ bench:
 ## .data/bench-e2e/report.
 bench-e2e: build
 	./deploy/bench-e2e.sh
+
+## chaos: the production shape as separate processes (broker, edge, consent, every group and
+## sink twice, ClickHouse, a webhook receiver) under SIGKILLs every 10-20 s, broker restarts,
+## ClickHouse and receiver outages, for CHAOS_DURATION; then the invariants of exactly-once,
+## each with its count (idstream chaos). Logs and report.json in $(DATA_DIR)/chaos.
+CHAOS_DURATION ?= 10m
+chaos: build
+	./$(BIN) chaos --dir $(DATA_DIR)/chaos --corpus $(DATA_DIR)/chaos-corpus --duration $(CHAOS_DURATION)
 
 ## eval: build the evaluation corpus (internal/docgen's independent documents, the face
 ## corpus of models/faces) and print the held-out figures (idstream eval); report, JSON and

@@ -89,7 +89,8 @@ func newGroupClient(cfg config, group string, inputs []string, extra ...kgo.Opt)
 
 // Run consumes until ctx ends (then it finishes the records in hand, commits them and leaves
 // the group, returning nil) or a fatal error (an output or dead letter that cannot be
-// produced, a commit failure). After Kill it returns ErrKilled.
+// produced). A commit that fails is logged, not fatal: its records are handed over again.
+// After Kill it returns ErrKilled.
 func (r *Runner) Run(ctx context.Context) error {
 	if r.unordered != nil {
 		return r.runUnordered(ctx)
@@ -114,11 +115,13 @@ func (r *Runner) Run(ctx context.Context) error {
 		if len(offsets) > 0 {
 			// Commit with a context of our own: a shutdown must still commit what was done.
 			cctx, cancel := context.WithTimeout(r.proc, 30*time.Second)
-			cerr := commitSync(cctx, r.cl, offsets)
-			cancel()
-			if cerr != nil && err == nil {
-				err = fmt.Errorf("runner %s: commit: %w", r.g.Name, cerr)
+			// A commit that fails (the broker restarting, the group rebalancing) is no reason
+			// to stop: the records are handed over again, to this runner or to the partition's
+			// next owner, and handlers of a plain Runner are idempotent.
+			if cerr := commitSync(cctx, r.cl, offsets); cerr != nil {
+				r.cfg.logger.Warn("commit failed; the records are handed over again", "group", r.g.Name, "err", cerr)
 			}
+			cancel()
 		}
 		r.cl.AllowRebalance()
 		if err != nil {

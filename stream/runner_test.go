@@ -12,7 +12,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 func TestRunnerAtLeastOnceAndDLQ(t *testing.T) {
@@ -162,4 +164,66 @@ func counterValue(t *testing.T, c prometheus.Counter) float64 {
 		t.Fatal(err)
 	}
 	return m.GetCounter().GetValue()
+}
+
+// TestRunnerOutlivesAFailedCommit: a commit the broker refuses (as around a broker restart
+// or a rebalance) is logged and the runner goes on: its records are handed over again
+// later, and a process of the pipeline does not exit over it (found by idstream chaos).
+func TestRunnerOutlivesAFailedCommit(t *testing.T) {
+	e := startBroker(t)
+	brokers := e.Addrs()
+	ensure(t, brokers, TopicSpec{Name: "rc.in", Partitions: 1})
+	var refused atomic.Int64
+	e.cluster.ControlKey(kmsg.OffsetCommit.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		creq := req.(*kmsg.OffsetCommitRequest)
+		resp := creq.ResponseKind().(*kmsg.OffsetCommitResponse)
+		for _, rt := range creq.Topics {
+			st := kmsg.NewOffsetCommitResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewOffsetCommitResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.ErrorCode = kerr.OffsetMetadataTooLarge.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		refused.Add(1)
+		return resp, nil, true
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p := testProducer(t, brokers)
+	var seen atomic.Int64
+	g := Group{Name: "rc.group", Inputs: []string{"rc.in"}, Handler: func(context.Context, *Record) ([]Output, error) {
+		seen.Add(1)
+		return nil, nil
+	}}
+	r, err := NewRunner(g, testOpts(brokers)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- r.Run(ctx) }()
+	for i := range 2 {
+		if err := p.Produce(ctx, Output{Topic: "rc.in", Key: []byte("k"), Value: []byte(strconv.Itoa(i))}); err != nil {
+			t.Fatal(err)
+		}
+		for seen.Load() < int64(i+1) {
+			select {
+			case err := <-errc:
+				t.Fatalf("the runner stopped after %d records, %d commits refused: %v", seen.Load(), refused.Load(), err)
+			case <-ctx.Done():
+				t.Fatal("record not handled")
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	if refused.Load() != 1 {
+		t.Fatalf("%d commits refused, want 1", refused.Load())
+	}
+	cancel()
+	if err := <-errc; err != nil {
+		t.Fatalf("run: %v", err)
+	}
 }

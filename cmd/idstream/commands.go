@@ -80,6 +80,33 @@ func printBanner(w io.Writer, s *Service) {
 	fmt.Fprintf(w, "  metrics: http://%s/metrics\n", s.edgeAddr)
 }
 
+// runBroker runs the embedded broker (franz-go's kfake, the one dev runs) as a process of its
+// own, persisted under --data-dir/kafka and listening on --kafka-addr, with the contract's
+// topics created: the broker of `idstream chaos`, which kills and restarts it like any other
+// process. It is a development broker, one node without replication: production runs Kafka
+// or Redpanda.
+func runBroker(ctx context.Context, args []string, stdout io.Writer) error {
+	var cfg Config
+	if err := parse(flagSet("broker", &cfg), args); err != nil {
+		return err
+	}
+	b, err := stream.StartEmbedded(
+		stream.WithDataDir(filepath.Join(cfg.DataDir, "kafka")),
+		stream.WithListenAddr(cfg.KafkaAddr),
+		stream.WithPartitionsDefault(cfg.Partitions),
+	)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	if err := stream.EnsureTopics(ctx, b.Addrs(), topicSpecs(cfg.Partitions)); err != nil {
+		return fmt.Errorf("topics: %w", err)
+	}
+	fmt.Fprintf(stdout, "idstream broker listening on %s, data in %s\n", b.Addrs()[0], filepath.Join(cfg.DataDir, "kafka"))
+	<-ctx.Done()
+	return nil
+}
+
 // runEdge runs the edge alone against KAFKA_BROKERS.
 func runEdge(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger) error {
 	var cfg Config

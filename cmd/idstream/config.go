@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idstream/idstream/edge"
+	"github.com/idstream/idstream/sinks/webhook"
 	"github.com/idstream/idstream/stream"
 )
 
@@ -18,31 +19,32 @@ var errUsage = errors.New("usage")
 
 // Config is everything a service process needs; flags and IDSTREAM_* variables fill it.
 type Config struct {
-	DataDir         string        // --data-dir: broker log, blobs, sandbox secrets
-	EdgeAddr        string        // --edge-addr: REST edge listener
-	ConsentAddr     string        // --consent-addr: consent API listener (consent issue)
-	KafkaAddr       string        // --kafka-addr: where the embedded broker listens
-	ClickHouseAddr  string        // --clickhouse-addr: native port of the local ClickHouse (sinks issue)
-	TenantsFile     string        // --tenants: YAML tenants file; empty in dev = sandbox tenant
-	FlowsFile       string        // --flows: YAML flows overriding the defaults
-	PolicyFile      string        // --policy: YAML decision policy overriding the default
-	CSCADir         string        // --csca-dir: CSCA certificates and master lists for passive authentication
-	ModelsDir       string        // --models-dir: face models and OCR-B data (make deps fetches them)
-	ConsentConfig   string        // --consent-config: CMP configuration YAML (default: embedded)
-	RegistryAddr    string        // --registry-addr: where dev's sandbox registry listens
-	IdentityURL     string        // --registry-url: the national identity registry API (dev: the sandbox)
-	IdentityToken   string        // IDSTREAM_REGISTRY_TOKEN: bearer token for the registry API
-	Partitions      int           // --partitions: partition count of every topic
-	QualityBudget   time.Duration // --quality-budget: how long a step request waits for the gate
-	MaxPipelineWait time.Duration // --max-pipeline-wait: the edge sheds beyond it; 0 never sheds
-	PprofAddr       string        // --pprof-addr: Go's profiles of the process (empty: off)
-	Brokers         []string      // KAFKA_BROKERS: external cluster instead of the embedded broker
-	RegistryURL     string        // SCHEMA_REGISTRY_URL: Confluent wire format through a registry
-	TokenSecret     string        // IDSTREAM_TOKEN_SECRET: HMAC key for sdk tokens (dev: generated)
-	Groups          []string      // processor groups to run in this process (dev: all)
-	Sinks           []string      // sinks to run in this process (dev: all)
-	InstanceID      string        // --instance-id: stable per replica; names its Kafka transactions
-	StartClickHouse bool          // dev: run a local clickhouse-server at ClickHouseAddr
+	DataDir         string          // --data-dir: broker log, blobs, sandbox secrets
+	EdgeAddr        string          // --edge-addr: REST edge listener
+	ConsentAddr     string          // --consent-addr: consent API listener (consent issue)
+	KafkaAddr       string          // --kafka-addr: where the embedded broker listens
+	ClickHouseAddr  string          // --clickhouse-addr: native port of the local ClickHouse (sinks issue)
+	TenantsFile     string          // --tenants: YAML tenants file; empty in dev = sandbox tenant
+	FlowsFile       string          // --flows: YAML flows overriding the defaults
+	PolicyFile      string          // --policy: YAML decision policy overriding the default
+	CSCADir         string          // --csca-dir: CSCA certificates and master lists for passive authentication
+	ModelsDir       string          // --models-dir: face models and OCR-B data (make deps fetches them)
+	ConsentConfig   string          // --consent-config: CMP configuration YAML (default: embedded)
+	RegistryAddr    string          // --registry-addr: where dev's sandbox registry listens
+	IdentityURL     string          // --registry-url: the national identity registry API (dev: the sandbox)
+	IdentityToken   string          // IDSTREAM_REGISTRY_TOKEN: bearer token for the registry API
+	Partitions      int             // --partitions: partition count of every topic
+	QualityBudget   time.Duration   // --quality-budget: how long a step request waits for the gate
+	MaxPipelineWait time.Duration   // --max-pipeline-wait: the edge sheds beyond it; 0 never sheds
+	PprofAddr       string          // --pprof-addr: Go's profiles of the process (empty: off)
+	Brokers         []string        // KAFKA_BROKERS: external cluster instead of the embedded broker
+	RegistryURL     string          // SCHEMA_REGISTRY_URL: Confluent wire format through a registry
+	TokenSecret     string          // IDSTREAM_TOKEN_SECRET: HMAC key for sdk tokens (dev: generated)
+	Groups          []string        // processor groups to run in this process (dev: all)
+	Sinks           []string        // sinks to run in this process (dev: all)
+	InstanceID      string          // --instance-id: stable per replica; names its Kafka transactions
+	WebhookRetries  []time.Duration // --webhook-retries: the webhook sink's waits between attempts
+	StartClickHouse bool            // dev: run a local clickhouse-server at ClickHouseAddr
 }
 
 // flagSet builds the flags shared by the service commands, with defaults taken from the
@@ -80,11 +82,41 @@ func flagSet(name string, cfg *Config) *flag.FlagSet {
 		maxWait = edge.DefaultMaxPipelineWait
 	}
 	fs.DurationVar(&cfg.MaxPipelineWait, "max-pipeline-wait", maxWait, "the edge answers Session Init 429 overloaded while the pipeline's estimated wait exceeds this, and a capture while the gate's exceeds --quality-budget; 0 never sheds (env IDSTREAM_MAX_PIPELINE_WAIT)")
+	fs.Func("webhook-retries", "the webhook sink's waits between attempts, comma-separated (a delivery gets one attempt more than waits; default "+scheduleString(webhook.DefaultSchedule())+") (env "+envName("webhook-retries")+")", func(v string) error {
+		return parseSchedule(v, &cfg.WebhookRetries)
+	})
+	if v, ok := os.LookupEnv(envName("webhook-retries")); ok {
+		if err := parseSchedule(v, &cfg.WebhookRetries); err != nil {
+			fmt.Fprintf(fs.Output(), "%s: %v (default schedule used)\n", envName("webhook-retries"), err)
+		}
+	}
 	cfg.Brokers = stream.BrokersFromEnv()
 	cfg.RegistryURL = os.Getenv("SCHEMA_REGISTRY_URL")
 	cfg.TokenSecret = os.Getenv("IDSTREAM_TOKEN_SECRET")
 	cfg.IdentityToken = os.Getenv("IDSTREAM_REGISTRY_TOKEN")
 	return fs
+}
+
+// parseSchedule parses comma-separated durations ("30s,2m,10m") into *out.
+func parseSchedule(v string, out *[]time.Duration) error {
+	var s []time.Duration
+	for _, f := range strings.Split(v, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(f))
+		if err != nil || d <= 0 {
+			return fmt.Errorf("webhook retries %q: want positive durations separated by commas", v)
+		}
+		s = append(s, d)
+	}
+	*out = s
+	return nil
+}
+
+func scheduleString(s webhook.Schedule) string {
+	parts := make([]string, len(s))
+	for i, d := range s {
+		parts[i] = d.String()
+	}
+	return strings.Join(parts, ",")
 }
 
 func parse(fs *flag.FlagSet, args []string) error {

@@ -16,6 +16,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -39,7 +40,16 @@ import (
 // TestMain makes sure Tesseract (the ocr group) runs with OMP_THREAD_LIMIT=1: OpenMP reads
 // it when the library loads, before any Go code runs, so the test binary re-executes itself
 // with it, as the idstream binary does.
+//
+// Run as IDSTREAM_TEST_AS_BINARY=1, the test binary is the idstream binary: `idstream chaos`
+// started from a test runs its processes from it.
 func TestMain(m *testing.M) {
+	if os.Getenv("IDSTREAM_TEST_AS_BINARY") == "1" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
 	if os.Getenv("OMP_THREAD_LIMIT") != "1" {
 		os.Setenv("OMP_THREAD_LIMIT", "1")
 		exe, err := os.Executable()

@@ -18,6 +18,7 @@ const usage = `idstream — self-hosted identity verification over Kafka
 
 Usage:
   idstream dev [flags]              everything in one process on an embedded broker (make run)
+  idstream broker [flags]           the embedded Kafka-protocol broker alone, persisted under --data-dir (chaos)
   idstream edge [flags]             the REST edge against KAFKA_BROKERS
   idstream process <group> [flags]  one processor group against KAFKA_BROKERS (session, decision, quality, ocr,
                                     chip, liveness, facematch, fraud, erasure-index, erasure, erasure-blobs)
@@ -30,6 +31,8 @@ Usage:
   idstream eval --corpus DIR [--build N]  run a labelled corpus through the pipeline and print its figures (make eval)
   idstream bench [--flow F] [--concurrency 1,2,4 | --rate R,…]  drive whole sessions through a running service
                                     and print throughput, latencies and CPU per session (make bench-e2e)
+  idstream chaos [flags]            run the production shape as separate processes, kill them at random while
+                                    sessions of every flow run, and check exactly-once at the end (make chaos)
   idstream chip-pki DIR             write a development CSCA and document signer (bench --flow chip_id_card;
                                     the service trusts it only with --csca-dir DIR/csca)
   idstream topology [--format text|mermaid]  print the pipeline: every component and the topics it reads and writes
@@ -60,6 +63,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "dev":
 		err = runDev(ctx, args[1:], stdout, logger)
+	case "broker":
+		err = runBroker(ctx, args[1:], stdout)
 	case "edge":
 		err = runEdge(ctx, args[1:], stdout, logger)
 	case "process":
@@ -80,6 +85,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runEval(ctx, args[1:], stdout, stderr, logger)
 	case "bench":
 		err = runBench(ctx, args[1:], stdout, stderr)
+	case "chaos":
+		err = runChaos(ctx, args[1:], stdout, stderr)
 	case "chip-pki":
 		err = runChipPKI(args[1:], stdout)
 	case "topology":

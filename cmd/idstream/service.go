@@ -161,7 +161,7 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 		}
 		s.brokers = s.broker.Addrs()
 	}
-	if err := stream.EnsureTopics(ctx, s.brokers, topicSpecs(cfg.Partitions)); err != nil {
+	if err := ensureTopics(ctx, s.brokers, topicSpecs(cfg.Partitions), log); err != nil {
 		return s, fmt.Errorf("topics: %w", err)
 	}
 	var codecOpts []schemas.CodecOption
@@ -254,6 +254,34 @@ func (s *Service) consentIndex() (*consent.Index, error) {
 }
 
 // topicSpecs lists every topic of the contract and a dead-letter topic for each.
+// brokerWait is how long a process that starts while the brokers do not answer waits for
+// them before it gives up.
+const brokerWait = 2 * time.Minute
+
+// ensureTopics creates or checks the topics, waiting up to brokerWait for brokers that do
+// not answer yet (a process started with, or just after, a broker that restarts: it waits
+// instead of exiting, as a Kafka client does once running). A topic that exists with
+// another partition count fails at once.
+func ensureTopics(ctx context.Context, brokers []string, specs []stream.TopicSpec, log *slog.Logger) error {
+	give := time.Now().Add(brokerWait)
+	var warned time.Time
+	for {
+		err := stream.EnsureTopics(ctx, brokers, specs)
+		if err == nil || errors.Is(err, stream.ErrPartitionMismatch) || time.Now().After(give) || ctx.Err() != nil {
+			return err
+		}
+		if time.Since(warned) > 10*time.Second {
+			log.Warn("waiting for the brokers", "brokers", brokers, "err", err)
+			warned = time.Now()
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Second):
+		}
+	}
+}
+
 func topicSpecs(partitions int) []stream.TopicSpec {
 	var specs []stream.TopicSpec
 	for _, t := range schemas.Topics() {

@@ -25,6 +25,7 @@ func (s *Service) startWebhookSink(topology.Node) error {
 		Codec:    s.codec,
 		Producer: producer,
 		Logger:   s.log.With("sink", "webhook"),
+		Schedule: webhook.Schedule(s.cfg.WebhookRetries), // nil: the default
 	})
 	if err != nil {
 		return err
