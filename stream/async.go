@@ -83,7 +83,7 @@ func NewAsyncRunner(g AsyncGroup, opts ...Option) (*AsyncRunner, error) {
 		return nil, fmt.Errorf("new async runner %s: %w", g.Name, err)
 	}
 	r := &AsyncRunner{g: g, cfg: cfg, parts: make(map[int32]*asyncPartition)}
-	r.cl, err = kgo.NewClient(cfg.baseOpts(
+	r.cl, err = kgo.NewClient(cfg.baseOpts(append(groupLiveness(),
 		kgo.ConsumerGroup(g.Name),
 		kgo.ConsumeTopics(g.Input),
 		kgo.DisableAutoCommit(),
@@ -95,7 +95,7 @@ func NewAsyncRunner(g AsyncGroup, opts ...Option) (*AsyncRunner, error) {
 		kgo.OnPartitionsLost(func(ctx context.Context, _ *kgo.Client, m map[string][]int32) {
 			r.release(ctx, m[g.Input], true)
 		}),
-	)...)
+	)...)...)
 	if err != nil {
 		return nil, fmt.Errorf("new async runner %s: %w", g.Name, err)
 	}

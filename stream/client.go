@@ -106,6 +106,20 @@ func WithClientID(id string) Option { return func(c *config) { c.clientID = id }
 // the same partition number in every topic with the same partition count.
 func KeyPartitioner() kgo.Partitioner { return kgo.StickyKeyPartitioner(nil) }
 
+// groupSessionTimeout is how long the group coordinator waits for a member's heartbeat
+// before it hands the member's partitions to the others: a replica that dies without
+// leaving (SIGKILL, OOM, a lost node) holds its partitions this long, and a rebalance meanwhile
+// waits for it. kgo's default, 45 s, stalled a group that long after every kill in
+// `idstream chaos` (and a survivor's commit behind the rebalance); Kafka's default until 3.0
+// was 10 s. Heartbeats go every second, from a goroutine of their own.
+const groupSessionTimeout = 10 * time.Second
+
+// groupLiveness returns the options of every consumer-group client: the session timeout and
+// heartbeat interval above.
+func groupLiveness() []kgo.Opt {
+	return []kgo.Opt{kgo.SessionTimeout(groupSessionTimeout), kgo.HeartbeatInterval(time.Second)}
+}
+
 // baseOpts returns the kgo options shared by every client, followed by extra and the user's.
 func (c *config) baseOpts(extra ...kgo.Opt) []kgo.Opt {
 	opts := []kgo.Opt{

@@ -71,7 +71,7 @@ func NewRunner(g Group, opts ...Option) (*Runner, error) {
 func newGroupClient(cfg config, group string, inputs []string, extra ...kgo.Opt) (cl *kgo.Client, ks *killSwitch, proc context.Context, stop context.CancelFunc, err error) {
 	ks = newKillSwitch()
 	proc, stop = context.WithCancel(context.Background())
-	cl, err = kgo.NewClient(cfg.baseOpts(append([]kgo.Opt{
+	cl, err = kgo.NewClient(cfg.baseOpts(append(append(groupLiveness(),
 		kgo.WithContext(proc),
 		kgo.Dialer(ks.dial),
 		kgo.ConsumerGroup(group),
@@ -79,7 +79,7 @@ func newGroupClient(cfg config, group string, inputs []string, extra ...kgo.Opt)
 		kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-	}, extra...)...)...)
+	), extra...)...)...)
 	if err != nil {
 		stop()
 		return nil, nil, nil, nil, err

@@ -227,3 +227,60 @@ func TestRunnerOutlivesAFailedCommit(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 }
+
+// TestKilledMemberHandedOverInTime: with the runtime's own group settings (not the tests'
+// short ones), the partitions of a member that died without leaving go to the survivor
+// within groupSessionTimeout and a rebalance, not kgo's default 45 s (found by idstream
+// chaos: a group stalled that long after every SIGKILL).
+func TestKilledMemberHandedOverInTime(t *testing.T) {
+	e := startBroker(t)
+	brokers := e.Addrs()
+	ensure(t, brokers, TopicSpec{Name: "rk.in", Partitions: 4})
+	seen := map[string]*atomic.Int64{"a": new(atomic.Int64), "b": new(atomic.Int64)}
+	member := func(name string) *Runner {
+		g := Group{Name: "rk.group", Inputs: []string{"rk.in"}, Handler: func(context.Context, *Record) ([]Output, error) {
+			seen[name].Add(1)
+			return nil, nil
+		}}
+		r, err := NewRunner(g, WithBrokers(brokers), WithKgoOpts(kgo.FetchMaxWait(250*time.Millisecond)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a, b := member("a"), member("b")
+	go func() { _ = a.Run(ctx) }()
+	go func() { _ = b.Run(ctx) }()
+	p := testProducer(t, brokers)
+	produce := func(n int) {
+		var outs []Output
+		for i := range n {
+			outs = append(outs, Output{Topic: "rk.in", Key: []byte(strconv.Itoa(i)), Value: []byte("v")})
+		}
+		if err := p.Produce(ctx, outs...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Both members own partitions once each has handled a record.
+	deadline := time.Now().Add(30 * time.Second)
+	for seen["a"].Load() == 0 || seen["b"].Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the group never spread: a %d, b %d", seen["a"].Load(), seen["b"].Load())
+		}
+		produce(20)
+		time.Sleep(300 * time.Millisecond)
+	}
+	b.ks.kill() // its connections cut, as by a SIGKILL: no LeaveGroup, no more heartbeats
+	killed := time.Now()
+	before := seen["a"].Load()
+	produce(40) // keys on every partition, b's among them
+	for seen["a"].Load() < before+40 {
+		if time.Since(killed) > groupSessionTimeout+15*time.Second {
+			t.Fatalf("the survivor handled %d of 40 records %s after the kill", seen["a"].Load()-before, time.Since(killed).Round(time.Second))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("the survivor had every partition %s after the kill", time.Since(killed).Round(100*time.Millisecond))
+}

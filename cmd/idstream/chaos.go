@@ -34,6 +34,7 @@ import (
 // chaosOptions are the flags of `idstream chaos`.
 type chaosOptions struct {
 	dir, corpus, modelsDir string
+	shape                  string // split: a process per component; dev: one idstream dev
 	duration, settle       time.Duration
 	killMin, killMax       time.Duration
 	concurrency, replicas  int
@@ -71,6 +72,7 @@ func runChaos(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&o.brokerRestarts, "broker-restarts", 2, "broker kills, spread over the run")
 	fs.DurationVar(&o.clickhouseOutage, "clickhouse-outage", 20*time.Second, "ClickHouse is stopped this long at mid-run (0: never)")
 	fs.DurationVar(&o.receiverOutage, "receiver-outage", 15*time.Second, "the webhook receiver is down this long at 40% of the run (0: never)")
+	fs.StringVar(&o.shape, "shape", "split", "split: the production shape, a process per component; dev: one `idstream dev` process (broker, groups, sinks and its ClickHouse in one), killed and started again")
 	flows := fs.String("flows", "id_card,chip_id_card,passport,vehicle_registration", "flows to send, in turn")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the kills and faults")
 	err := parse(fs, args)
@@ -78,8 +80,8 @@ func runChaos(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	o.flows = strings.Split(*flows, ",")
-	if o.killMin <= 0 || o.killMax < o.killMin || o.concurrency < 1 || o.replicas < 1 {
-		return fmt.Errorf("%w: need 0 < --kill-min <= --kill-max, --concurrency and --replicas >= 1", errUsage)
+	if o.killMin <= 0 || o.killMax < o.killMin || o.concurrency < 1 || o.replicas < 1 || (o.shape != "split" && o.shape != "dev") {
+		return fmt.Errorf("%w: need 0 < --kill-min <= --kill-max, --concurrency and --replicas >= 1, --shape split or dev", errUsage)
 	}
 	if o.bin, err = os.Executable(); err != nil {
 		return err
@@ -195,17 +197,21 @@ func startChaos(ctx context.Context, o chaosOptions, stdout, stderr io.Writer) (
 		return h, err
 	}
 
-	ports, err := freePorts(4)
+	ports, err := freePorts(5)
 	if err != nil {
 		return h, err
 	}
-	kafka, edgeAddr, consentAddr, registryAddr := ports[0], ports[1], ports[2], ports[3]
+	kafka, edgeAddr, consentAddr, registryAddr, chAddr := ports[0], ports[1], ports[2], ports[3], ports[4]
 	h.brokers, h.edgeURL = []string{kafka}, "http://"+edgeAddr
-	h.chDir = filepath.Join(o.dir, "clickhouse")
-	if h.ch, err = chserver.Start(ctx, chserver.WithDataDir(h.chDir)); err != nil {
-		return h, err
+	if o.shape == "split" {
+		h.chDir = filepath.Join(o.dir, "clickhouse")
+		if h.ch, err = chserver.Start(ctx, chserver.WithDataDir(h.chDir)); err != nil {
+			return h, err
+		}
+		chAddr = h.ch.Addr()
 	}
-	h.chPort = h.ch.TCPPort()
+	_, chPort, _ := net.SplitHostPort(chAddr)
+	h.chPort, _ = strconv.Atoi(chPort)
 	token := make([]byte, 32)
 	_, _ = rand.Read(token)
 	shared := filepath.Join(o.dir, "data")
@@ -213,9 +219,8 @@ func startChaos(ctx context.Context, o chaosOptions, stdout, stderr io.Writer) (
 		"KAFKA_BROKERS=" + kafka,
 		"IDSTREAM_TOKEN_SECRET=" + hex.EncodeToString(token),
 		"IDSTREAM_DATA_DIR=" + shared,
-		"IDSTREAM_CLICKHOUSE_ADDR=" + h.ch.Addr(),
+		"IDSTREAM_CLICKHOUSE_ADDR=" + chAddr,
 		"IDSTREAM_CSCA_DIR=" + filepath.Join(pkiDir, mrtdtest.SignerCSCADir),
-		"IDSTREAM_REGISTRY_URL=http://" + registryAddr,
 		"IDSTREAM_MODELS_DIR=" + o.modelsDir,
 		"IDSTREAM_TENANTS=" + tenants,
 		// Short retry waits: a delivery that failed is tried again within the settle time.
@@ -223,13 +228,24 @@ func startChaos(ctx context.Context, o chaosOptions, stdout, stderr io.Writer) (
 		"IDSTREAM_LOG_LEVEL=warn",
 	}
 	h.env = append(h.env, o.env...)
+	if o.shape == "split" { // dev starts the sandbox registry itself when given none
+		h.env = append(h.env, "IDSTREAM_REGISTRY_URL=http://"+registryAddr)
+	}
 	if h.fleet, err = chaos.NewFleet(o.bin, filepath.Join(o.dir, "logs")); err != nil {
 		return h, err
 	}
 	h.start = time.Now()
-	fmt.Fprintf(stdout, "idstream chaos: work dir %s, broker %s, edge %s, ClickHouse %s, receiver %s\n", o.dir, kafka, h.edgeURL, h.ch.Addr(), h.receiver.URL())
+	fmt.Fprintf(stdout, "idstream chaos (%s): work dir %s, broker %s, edge %s, ClickHouse %s, receiver %s\n", o.shape, o.dir, kafka, h.edgeURL, chAddr, h.receiver.URL())
 	startCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
+	h.client = &evalClient{base: h.edgeURL, http: &http.Client{Timeout: 30 * time.Second}, corpus: c, uploads: new(atomic.Int64)}
+	if o.shape == "dev" {
+		_, err := h.fleet.Add(startCtx, chaos.Spec{Name: "dev", Kind: "dev", Env: h.env, Ready: chaos.HTTPReady(h.edgeURL + "/readyz"),
+			Args: []string{"dev", "--edge-addr", edgeAddr, "--consent-addr", consentAddr, "--kafka-addr", kafka,
+				"--registry-addr", registryAddr, "--clickhouse-addr", chAddr, "--instance-id", "dev"}})
+		h.event("started", "idstream dev")
+		return h, err
+	}
 	// The broker alone first: every other process creates or checks the topics when it starts.
 	if _, err := h.fleet.Add(startCtx, chaos.Spec{Name: "broker", Kind: "broker", Env: h.env,
 		Args:  []string{"broker", "--data-dir", filepath.Join(o.dir, "broker"), "--kafka-addr", kafka},
@@ -264,7 +280,6 @@ func startChaos(ctx context.Context, o chaosOptions, stdout, stderr io.Writer) (
 	if err != nil {
 		return h, err
 	}
-	h.client = &evalClient{base: h.edgeURL, http: &http.Client{Timeout: 30 * time.Second}, corpus: c, uploads: new(atomic.Int64)}
 	h.event("started", fmt.Sprintf("%d processes", len(specs)+1))
 	return h, nil
 }
@@ -371,10 +386,10 @@ func (h *chaosHarness) chaos(ctx context.Context, d time.Duration) {
 		what string
 	}
 	var plan []planned
-	for i := 1; i <= h.o.brokerRestarts; i++ {
+	for i := 1; i <= h.o.brokerRestarts && h.o.shape == "split"; i++ {
 		plan = append(plan, planned{h.start.Add(d * time.Duration(i) / time.Duration(h.o.brokerRestarts+1)).Add(7 * time.Second), "broker"})
 	}
-	if h.o.clickhouseOutage > 0 {
+	if h.o.clickhouseOutage > 0 && h.o.shape == "split" {
 		plan = append(plan, planned{time.Now().Add(d / 2), "clickhouse"})
 	}
 	if h.o.receiverOutage > 0 {
@@ -384,7 +399,7 @@ func (h *chaosHarness) chaos(ctx context.Context, d time.Duration) {
 	h.receiver.SetFaults(0.1, 0.03)
 	var victims []*chaos.Proc
 	for _, p := range h.fleet.Procs() {
-		if p.Kind() != "broker" && p.Kind() != "registry" {
+		if p.Kind() != "broker" && p.Kind() != "registry" { // the broker's kills are planned
 			victims = append(victims, p)
 		}
 	}
@@ -490,8 +505,8 @@ func (h *chaosHarness) clickhouseOutage(ctx context.Context) {
 func (h *chaosHarness) clickhouseUp(ctx context.Context) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.ch != nil {
-		return nil
+	if h.ch != nil || h.o.shape != "split" {
+		return nil // dev runs its own
 	}
 	ch, err := chserver.Start(ctx, chserver.WithDataDir(h.chDir), chserver.WithTCPPort(h.chPort))
 	if err != nil {
