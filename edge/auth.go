@@ -16,7 +16,8 @@ import (
 // principal is who is calling: a tenant's backend (API key) or one session's SDK.
 type principal struct {
 	tenant    *tenant.Tenant
-	sdkSessID string // set for an sdk_token: the only session it may touch
+	sdkSessID string    // set for an sdk_token: the only session it may touch
+	sdkExpiry time.Time // the sdk_token's session expiry
 }
 
 func (p principal) isSDK() bool { return p.sdkSessID != "" }
@@ -40,12 +41,12 @@ func (s *Server) authenticate(c *fiber.Ctx, allowSDK bool) (principal, error) {
 	var p principal
 	if t, ok := s.cfg.Tenants.ByAPIKey(cred); ok {
 		p = principal{tenant: t}
-	} else if sessID, tenantID, ok := s.verifySDKToken(cred); ok && allowSDK {
+	} else if sessID, tenantID, exp, ok := s.verifySDKToken(cred); ok && allowSDK {
 		t, ok := s.cfg.Tenants.Get(tenantID)
 		if !ok {
 			return principal{}, errUnauthorized()
 		}
-		p = principal{tenant: t, sdkSessID: sessID}
+		p = principal{tenant: t, sdkSessID: sessID, sdkExpiry: exp}
 	} else {
 		return principal{}, errUnauthorized()
 	}
@@ -69,7 +70,7 @@ func (s *Server) authenticateAdmin(c *fiber.Ctx) (*tenant.Tenant, error) {
 		return t, nil
 	}
 	_, isAPIKey := s.cfg.Tenants.ByAPIKey(cred)
-	_, _, isSDK := s.verifySDKToken(cred)
+	_, _, _, isSDK := s.verifySDKToken(cred)
 	if isAPIKey || isSDK {
 		return nil, problem(fiber.StatusForbidden, CodeForbidden, "this endpoint requires an admin key")
 	}
@@ -101,33 +102,33 @@ func (s *Server) sdkToken(sessionID, tenantID string, expires time.Time) string 
 }
 
 // verifySDKToken checks the token's MAC in constant time and its expiry.
-func (s *Server) verifySDKToken(tok string) (sessionID, tenantID string, ok bool) {
+func (s *Server) verifySDKToken(tok string) (sessionID, tenantID string, expiry time.Time, ok bool) {
 	p, m, found := strings.Cut(tok, ".")
 	if !found || len(tok) > 512 {
-		return "", "", false
+		return "", "", time.Time{}, false
 	}
 	// Strict: one token has one spelling (the trailing bits of its last character count).
 	payload, err := base64.RawURLEncoding.Strict().DecodeString(p)
 	if err != nil {
-		return "", "", false
+		return "", "", time.Time{}, false
 	}
 	got, err := base64.RawURLEncoding.Strict().DecodeString(m)
 	if err != nil {
-		return "", "", false
+		return "", "", time.Time{}, false
 	}
 	mac := hmac.New(sha256.New, s.cfg.TokenSecret)
 	mac.Write([]byte("sdk|"))
 	mac.Write(payload)
 	if !hmac.Equal(got, mac.Sum(nil)) {
-		return "", "", false
+		return "", "", time.Time{}, false
 	}
 	parts := strings.Split(string(payload), "|")
 	if len(parts) != 3 {
-		return "", "", false
+		return "", "", time.Time{}, false
 	}
 	exp, err := strconv.ParseInt(parts[2], 10, 64)
 	if err != nil || !s.now().Before(time.Unix(exp, 0).Add(sdkTokenGrace)) {
-		return "", "", false
+		return "", "", time.Time{}, false
 	}
-	return parts[0], parts[1], true
+	return parts[0], parts[1], time.Unix(exp, 0), true
 }

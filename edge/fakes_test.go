@@ -68,8 +68,21 @@ func (f *fakeSessions) Get(_ context.Context, id string) (*schemas.SessionState,
 	return st, ok, nil
 }
 
+// Wait polls the map every 10 ms.
 func (f *fakeSessions) Wait(ctx context.Context, id string, pred func(*schemas.SessionState) bool) (*schemas.SessionState, error) {
-	return nil, errors.New("not used")
+	for {
+		f.mu.Lock()
+		st := f.m[id]
+		f.mu.Unlock()
+		if pred(st) {
+			return st, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 func (f *fakeSessions) Range(fn func(*schemas.SessionState) bool) {

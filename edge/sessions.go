@@ -212,8 +212,48 @@ func (s *Server) loadSession(c *fiber.Ctx, p principal) (*schemas.SessionState, 
 		s.log.Error("edge: session view", "request_id", requestID(c), "err", err)
 		return nil, errUnavailable()
 	}
+	if (!found || st == nil) && p.isSDK() && s.justOpened(p) {
+		return s.awaitOpened(c, id)
+	}
 	if !found || st == nil || st.Envelope.TenantID != p.tenant.ID {
 		return nil, errSessionNotFound()
+	}
+	return st, nil
+}
+
+// Waiting for the state of a session the caller's sdk_token proves was opened: how long a
+// request waits, how long after Session Init the session may be missing from the view, and
+// the Retry-After of the 503 when the wait ends.
+const (
+	openedStateWait   = 5 * time.Second
+	openedStateWindow = 10 * time.Minute
+	openedStateRetry  = 2
+)
+
+// justOpened reports whether p's sdk_token was issued by Session Init within
+// openedStateWindow (its expiry less the tenant's session TTL).
+func (s *Server) justOpened(p principal) bool {
+	ttl := time.Duration(p.tenant.SessionTTLSeconds) * time.Second
+	if ttl <= 0 {
+		ttl = tenant.DefaultSessionTTLSeconds * time.Second
+	}
+	return s.now().Before(p.sdkExpiry.Add(-ttl).Add(openedStateWindow))
+}
+
+// awaitOpened waits for the state of a session that an sdk_token proves was opened but the
+// view does not hold: Session Init answers only once the SessionOpened is acknowledged, so
+// the state is on its way — another edge replica opened it, or this edge restarted before
+// the session group folded it (the group may be restarting too). A 404 would tell the
+// person's app that the session is gone; after openedStateWait it gets 503 with Retry-After
+// instead. Found by idstream chaos: an upload right after a restart of dev got 404.
+func (s *Server) awaitOpened(c *fiber.Ctx, id string) (*schemas.SessionState, error) {
+	ctx, cancel := context.WithTimeout(c.UserContext(), openedStateWait)
+	defer cancel()
+	st, err := s.cfg.Sessions.Wait(ctx, id, func(st *schemas.SessionState) bool { return st != nil })
+	if err != nil || st == nil {
+		e := errUnavailable()
+		e.retryAfter = openedStateRetry
+		return nil, e
 	}
 	return st, nil
 }

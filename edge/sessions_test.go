@@ -191,6 +191,34 @@ func TestGetSessionAccess(t *testing.T) {
 	}
 }
 
+// TestSDKWaitsForAnOpenedSession: an sdk_token proves its session was opened, so a step
+// request for a session missing from the view (opened by another edge replica, or by this
+// one before it restarted, and not folded yet) waits for its state and then answers 503
+// with Retry-After, never 404 session_not_found (found by idstream chaos). An API key gets
+// 404 at once, as does a token whose session was opened long ago.
+func TestSDKWaitsForAnOpenedSession(t *testing.T) {
+	e := newEnv(t)
+	s := e.openSession(keyAcme, "id_card")
+	st := e.sessions.m[s.SessionID]
+	delete(e.sessions.m, s.SessionID) // the restarted edge's view has not got it yet
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		e.sessions.put(st)
+	}()
+	if r := e.do("GET", "/v1/ekyc/sessions/"+s.SessionID, s.SDKToken, "", nil); r.status != 200 {
+		t.Fatalf("state arriving during the wait: %d %s", r.status, r.body)
+	}
+	delete(e.sessions.m, s.SessionID)
+	expectProblem(t, e.do("GET", "/v1/ekyc/sessions/"+s.SessionID, keyAcme, "", nil), 404, CodeSessionNotFound)
+	r := e.do("GET", "/v1/ekyc/sessions/"+s.SessionID, s.SDKToken, "", nil)
+	expectProblem(t, r, 503, CodeUnavailable)
+	if r.header.Get("Retry-After") != "2" {
+		t.Errorf("Retry-After %q", r.header.Get("Retry-After"))
+	}
+	e.clock.Advance(openedStateWindow + time.Second)
+	expectProblem(t, e.do("GET", "/v1/ekyc/sessions/"+s.SessionID, s.SDKToken, "", nil), 404, CodeSessionNotFound)
+}
+
 func TestDeleteSession(t *testing.T) {
 	e := newEnv(t)
 	s := e.openSession(keyAcme, "id_card")
