@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -16,6 +17,7 @@ import (
 // persistence across restarts. Its methods are safe for concurrent use.
 type Embedded struct {
 	cluster *kfake.Cluster
+	aborted int
 }
 
 // EmbeddedOption configures StartEmbedded.
@@ -28,7 +30,9 @@ type embeddedConfig struct {
 }
 
 // WithDataDir persists every topic, committed offset and transaction state under dir; a
-// broker started again on the same dir resumes where the previous one stopped.
+// broker started again on the same dir resumes where the previous one stopped. A broker
+// that was killed with transactions open writes their ABORT markers before it lets any
+// client in (see abortCrashedTransactions).
 func WithDataDir(dir string) EmbeddedOption { return func(c *embeddedConfig) { c.dataDir = dir } }
 
 // WithListenAddr sets the listen address (default "127.0.0.1:0": a free port).
@@ -59,13 +63,21 @@ func StartEmbedded(opts ...EmbeddedOption) (*Embedded, error) {
 		return nil, fmt.Errorf("embedded broker: listen address %q: %w", cfg.listenAddr, err)
 	}
 	addr := cfg.listenAddr
+	var gate *gatedListener // with a data dir: other clients wait until crashed transactions are marked
 	kopts := []kfake.Opt{
 		kfake.NumBrokers(1),
 		kfake.AllowAutoTopicCreation(),
 		kfake.DefaultNumPartitions(cfg.partitions),
 		kfake.GroupMinSessionTimeout(100 * time.Millisecond),
 		// kfake picks "127.0.0.1:<port>"; we listen where we were told to instead.
-		kfake.ListenFn(func(network, _ string) (net.Listener, error) { return net.Listen(network, addr) }),
+		kfake.ListenFn(func(network, _ string) (net.Listener, error) {
+			ln, err := net.Listen(network, addr)
+			if err != nil || cfg.dataDir == "" {
+				return ln, err
+			}
+			gate = newGatedListener(ln)
+			return gate, nil
+		}),
 	}
 	if cfg.dataDir != "" {
 		if err := os.MkdirAll(cfg.dataDir, 0o755); err != nil {
@@ -77,8 +89,23 @@ func StartEmbedded(opts ...EmbeddedOption) (*Embedded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedded broker: start on %s: %w", addr, err)
 	}
-	return &Embedded{cluster: c}, nil
+	aborted := 0
+	if gate != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), repairTimeout)
+		aborted, err = abortCrashedTransactions(ctx, c.ListenAddrs()[0], gate)
+		cancel()
+		gate.Open()
+		if err != nil {
+			c.Close()
+			return nil, fmt.Errorf("embedded broker: marking the transactions a crash left open: %w", err)
+		}
+	}
+	return &Embedded{cluster: c, aborted: aborted}, nil
 }
+
+// CrashAborted returns how many transactions a crash had left open on its data dir, now
+// ended by an ABORT marker.
+func (e *Embedded) CrashAborted() int { return e.aborted }
 
 // Addrs returns the broker addresses to give clients (WithBrokers).
 func (e *Embedded) Addrs() []string { return e.cluster.ListenAddrs() }

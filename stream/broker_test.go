@@ -3,6 +3,9 @@ package stream
 import (
 	"context"
 	"errors"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -132,5 +135,88 @@ func TestEmbeddedPersistence(t *testing.T) {
 	}
 	if o, ok := fetched.Lookup("p.topic", 0); !ok || o.At != 1 {
 		t.Fatalf("committed offset after restart = %+v (ok %v), want 1", o, ok)
+	}
+}
+
+// TestCrashedTransactionGetsItsMarker: a broker killed with a transaction open (its data
+// dir copied while it runs, as SIGKILL leaves it: every write is in the files, no clean
+// shutdown) and started again: a new reader from the log start sees what the same
+// transactional producer commits after the restart, and after a second crash the aborted
+// records do not come back as committed. Without the ABORT marker the restart writes, kfake
+// got both wrong (decisions missing from, then duplicated on, ekyc.decisions.v1; issue 13).
+func TestCrashedTransactionGetsItsMarker(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	crash := func(from, to string) { // the files as they are at a SIGKILL
+		t.Helper()
+		if out, err := exec.Command("cp", "-a", from, to).CombinedOutput(); err != nil {
+			t.Fatalf("copy data dir: %v %s", err, out)
+		}
+	}
+	values := func(e *Embedded) []string {
+		var out []string
+		for _, r := range readAll(t, e.Addrs(), "x.topic") {
+			out = append(out, string(r.Value))
+		}
+		return out
+	}
+	producer := func(e *Embedded) *kgo.Client {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(e.Addrs()...), kgo.TransactionalID("x.txn"), kgo.DefaultProduceTopic("x.topic"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cl
+	}
+	commit := func(cl *kgo.Client, v string) {
+		t.Helper()
+		if err := cl.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte(v)}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	e1, err := StartEmbedded(WithDataDir(filepath.Join(dir, "1")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ensure(t, e1.Addrs(), TopicSpec{Name: "x.topic", Partitions: 1})
+	p1 := producer(e1)
+	commit(p1, "before")
+	if err := p1.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p1.ProduceSync(ctx, &kgo.Record{Value: []byte("crashed")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	crash(filepath.Join(dir, "1"), filepath.Join(dir, "2"))
+	p1.Close()
+	e1.Close()
+
+	e2, err := StartEmbedded(WithDataDir(filepath.Join(dir, "2")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2 := producer(e2)
+	commit(p2, "after")
+	if got := values(e2); !slices.Equal(got, []string{"before", "after"}) {
+		t.Fatalf("after a crash, a reader from the start sees %q, want before, after", got)
+	}
+	crash(filepath.Join(dir, "2"), filepath.Join(dir, "3"))
+	p2.Close()
+	e2.Close()
+
+	e3, err := StartEmbedded(WithDataDir(filepath.Join(dir, "3")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e3.Close()
+	if got := values(e3); !slices.Equal(got, []string{"before", "after"}) {
+		t.Fatalf("after a second crash: %q, want before, after", got)
 	}
 }

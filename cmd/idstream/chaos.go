@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -117,6 +118,9 @@ type chaosHarness struct {
 	brokers  []string
 	edgeURL  string
 	apiKey   string
+	cmpURL   string // the consent API
+	cmpKey   string
+	notice   string // the consent notice version people agree to
 	client   *evalClient
 	work     map[string][]benchCase
 	bench    benchOptions // the chips of chip_id_card sessions
@@ -126,6 +130,7 @@ type chaosHarness struct {
 	decided  []time.Time // when the client first saw each decision
 	events   []chaosEvent
 	failures map[string]int // why sessions were given up, by reason
+	lags     int            // Session Inits answered consent_required for a consent already accepted
 }
 
 // chaosEvent is one thing the harness did.
@@ -177,6 +182,7 @@ func startChaos(ctx context.Context, o chaosOptions, stdout, stderr io.Writer) (
 		return nil, err
 	}
 	h.apiKey = "sk_chaos_" + hex.EncodeToString(secret[:8])
+	h.cmpKey = "ck_chaos_" + hex.EncodeToString(secret[8:16])
 	tenants := filepath.Join(o.dir, "tenants.yaml")
 	if err := os.MkdirAll(o.dir, 0o700); err != nil {
 		return h, err
@@ -186,13 +192,15 @@ func startChaos(ctx context.Context, o chaosOptions, stdout, stderr io.Writer) (
   - id: chaos
     name: Chaos Harness
     api_key_hashes: [%s]
+    cmp_api_key_hashes: [%s]
+    require_consent: true
     webhook_url: %s
     webhook_secrets: [whsec_%s]
     data_retention: service
     allow_private_webhooks: true
     session_ttl_seconds: 1800
     rate_limit_per_second: 1000
-`, hash(h.apiKey), h.receiver.URL(), base64.StdEncoding.EncodeToString(secret))
+`, hash(h.apiKey), hash(h.cmpKey), h.receiver.URL(), base64.StdEncoding.EncodeToString(secret))
 	if err := os.WriteFile(tenants, []byte(yaml), 0o600); err != nil {
 		return h, err
 	}
@@ -202,7 +210,7 @@ func startChaos(ctx context.Context, o chaosOptions, stdout, stderr io.Writer) (
 		return h, err
 	}
 	kafka, edgeAddr, consentAddr, registryAddr, chAddr := ports[0], ports[1], ports[2], ports[3], ports[4]
-	h.brokers, h.edgeURL = []string{kafka}, "http://"+edgeAddr
+	h.brokers, h.edgeURL, h.cmpURL = []string{kafka}, "http://"+edgeAddr, "http://"+consentAddr
 	if o.shape == "split" {
 		h.chDir = filepath.Join(o.dir, "clickhouse")
 		if h.ch, err = chserver.Start(ctx, chserver.WithDataDir(h.chDir)); err != nil {
@@ -216,7 +224,6 @@ func startChaos(ctx context.Context, o chaosOptions, stdout, stderr io.Writer) (
 	_, _ = rand.Read(token)
 	shared := filepath.Join(o.dir, "data")
 	h.env = []string{
-		"KAFKA_BROKERS=" + kafka,
 		"IDSTREAM_TOKEN_SECRET=" + hex.EncodeToString(token),
 		"IDSTREAM_DATA_DIR=" + shared,
 		"IDSTREAM_CLICKHOUSE_ADDR=" + chAddr,
@@ -228,8 +235,8 @@ func startChaos(ctx context.Context, o chaosOptions, stdout, stderr io.Writer) (
 		"IDSTREAM_LOG_LEVEL=warn",
 	}
 	h.env = append(h.env, o.env...)
-	if o.shape == "split" { // dev starts the sandbox registry itself when given none
-		h.env = append(h.env, "IDSTREAM_REGISTRY_URL=http://"+registryAddr)
+	if o.shape == "split" { // dev runs its own broker, and the sandbox registry when given none
+		h.env = append(h.env, "KAFKA_BROKERS="+kafka, "IDSTREAM_REGISTRY_URL=http://"+registryAddr)
 	}
 	if h.fleet, err = chaos.NewFleet(o.bin, filepath.Join(o.dir, "logs")); err != nil {
 		return h, err
@@ -244,6 +251,9 @@ func startChaos(ctx context.Context, o chaosOptions, stdout, stderr io.Writer) (
 			Args: []string{"dev", "--edge-addr", edgeAddr, "--consent-addr", consentAddr, "--kafka-addr", kafka,
 				"--registry-addr", registryAddr, "--clickhouse-addr", chAddr, "--instance-id", "dev"}})
 		h.event("started", "idstream dev")
+		if err == nil {
+			err = h.readNotice(ctx)
+		}
 		return h, err
 	}
 	// The broker alone first: every other process creates or checks the topics when it starts.
@@ -281,7 +291,52 @@ func startChaos(ctx context.Context, o chaosOptions, stdout, stderr io.Writer) (
 		return h, err
 	}
 	h.event("started", fmt.Sprintf("%d processes", len(specs)+1))
-	return h, nil
+	return h, h.readNotice(ctx)
+}
+
+// readNotice reads the consent notice version people agree to from Get Configuration.
+func (h *chaosHarness) readNotice(ctx context.Context) error {
+	res, err := h.cmp(ctx, http.MethodGet, "/v1/config", nil)
+	if err != nil {
+		return fmt.Errorf("consent config: %w", err)
+	}
+	var cfg struct {
+		Notice struct {
+			Version string `json:"version"`
+		} `json:"notice"`
+	}
+	if err := json.Unmarshal(res.body, &cfg); err != nil || cfg.Notice.Version == "" {
+		return fmt.Errorf("consent config: HTTP %d, no notice version", res.status)
+	}
+	h.notice = cfg.Notice.Version
+	return nil
+}
+
+// cmp sends a request to the consent API with the tenant's CMP key.
+func (h *chaosHarness) cmp(ctx context.Context, method, path string, body any) (edgeAnswer, error) {
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return edgeAnswer{}, err
+		}
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, h.cmpURL+path, r)
+	if err != nil {
+		return edgeAnswer{}, err
+	}
+	req.Header.Set("x-cmp-api-key", h.cmpKey)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := h.client.http.Do(req)
+	if err != nil {
+		return edgeAnswer{}, err
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	return edgeAnswer{status: res.StatusCode, header: res.Header, body: b}, nil
 }
 
 // close stops every process, ClickHouse and the receiver.
@@ -300,10 +355,16 @@ func (h *chaosHarness) close() {
 // event notes and prints one thing the harness did.
 func (h *chaosHarness) event(what, target string) {
 	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.noteLocked(what, target)
+}
+
+// noteLocked notes and prints one thing the harness did and returns its index.
+func (h *chaosHarness) noteLocked(what, target string) int {
 	at := time.Since(h.start)
 	h.events = append(h.events, chaosEvent{At: at, What: what, Target: target})
-	h.mu.Unlock()
 	fmt.Fprintf(h.out, "  %7.1fs  %-18s %s\n", at.Seconds(), what, target)
+	return len(h.events) - 1
 }
 
 // run drives the sessions and the chaos for the duration, lets the pipeline settle, checks
@@ -461,10 +522,8 @@ func (h *chaosHarness) killAndRestart(ctx context.Context, p *chaos.Proc, pause 
 	}
 	h.mu.Lock()
 	restarted := time.Now()
-	h.events = append(h.events, chaosEvent{At: time.Since(h.start), What: "restarted", Target: p.Name()})
-	i := len(h.events) - 1
+	i := h.noteLocked("restarted", p.Name())
 	h.mu.Unlock()
-	fmt.Fprintf(h.out, "  %7.1fs  %-18s %s\n", time.Since(h.start).Seconds(), "restarted", p.Name())
 	go func() {
 		for ctx.Err() == nil && time.Since(restarted) < 2*time.Minute {
 			h.mu.Lock()
@@ -563,17 +622,59 @@ func (h *chaosHarness) session(ctx, load context.Context, n int) {
 			}
 		}
 	}
+	// The tenant requires consent: the person agrees first (the consent API), then the
+	// integrator opens the session with the tracking id.
+	rec := chaos.Session{Flow: flow, TrackingID: fmt.Sprintf("trk_chaos_%d_%d", h.start.UnixNano(), n)}
+	consent := map[string]any{"tracking_id": rec.TrackingID, "notice_version": h.notice, "channel": "web",
+		"decisions": []map[string]string{{"purpose_id": "ekyc_identity_verification", "status": "granted"}}}
+	res, err := send(func() (edgeAnswer, error) {
+		rec.ConsentPosts++
+		return h.cmp(ctx, http.MethodPost, "/v1/consents", consent)
+	})
+	if err == nil && res.status != http.StatusCreated {
+		err = fmt.Errorf("HTTP %d: %.120s", res.status, res.body)
+	}
+	var written struct {
+		Records []struct {
+			ConsentID string `json:"consent_id"`
+		} `json:"records"`
+	}
+	if err == nil {
+		err = json.Unmarshal(res.body, &written)
+	}
+	if err != nil {
+		fail("consent: " + err.Error())
+		return
+	}
+	for _, r := range written.Records {
+		rec.ConsentIDs = append(rec.ConsentIDs, r.ConsentID)
+	}
 	var init struct {
 		SessionID string   `json:"session_id"`
 		Steps     []string `json:"steps"`
 		SDKToken  string   `json:"sdk_token"`
 		Nonce     string   `json:"nonce"`
 	}
-	res, err := send(func() (edgeAnswer, error) {
-		return h.client.do(ctx, http.MethodPost, "/v1/ekyc/sessions", h.apiKey, map[string]string{"flow": flow})
-	})
+	lagged := false
+	for {
+		res, err = send(func() (edgeAnswer, error) {
+			return h.client.do(ctx, http.MethodPost, "/v1/ekyc/sessions", h.apiKey, map[string]string{"flow": flow, "tracking_id": rec.TrackingID})
+		})
+		// The edge's consent index follows the consent topic: right after a restart it may
+		// not hold a consent the API has just accepted. Counted, and tried again.
+		if err != nil || res.status != http.StatusUnprocessableEntity || !strings.Contains(string(res.body), "consent_required") || time.Now().After(deadline) {
+			break
+		}
+		if !lagged {
+			lagged = true
+			h.mu.Lock()
+			h.lags++
+			h.mu.Unlock()
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 	if err == nil && res.status != http.StatusCreated {
-		err = fmt.Errorf("HTTP %d", res.status)
+		err = fmt.Errorf("HTTP %d: %.120s", res.status, res.body)
 	}
 	if err == nil {
 		err = json.Unmarshal(res.body, &init)
@@ -582,8 +683,9 @@ func (h *chaosHarness) session(ctx, load context.Context, n int) {
 		fail("session init: " + err.Error())
 		return
 	}
+	rec.ID = init.SessionID
 	h.mu.Lock()
-	h.sessions = append(h.sessions, chaos.Session{ID: init.SessionID, Flow: flow})
+	h.sessions = append(h.sessions, rec)
 	i := len(h.sessions) - 1
 	h.mu.Unlock()
 	for _, step := range init.Steps {
@@ -617,6 +719,9 @@ func (h *chaosHarness) session(ctx, load context.Context, n int) {
 			h.mu.Lock()
 			h.decided = append(h.decided, time.Now())
 			h.mu.Unlock()
+			if n%chaosEraseEvery == 0 {
+				h.erase(ctx, init.SessionID, i, send)
+			}
 			return
 		}
 		select {
@@ -624,6 +729,29 @@ func (h *chaosHarness) session(ctx, load context.Context, n int) {
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
+}
+
+// chaosEraseEvery: every so many sessions is erased once decided (DELETE).
+const chaosEraseEvery = 7
+
+// erase asks for the erasure of session i (its blobs and data) and notes it once the edge
+// took it (204).
+func (h *chaosHarness) erase(ctx context.Context, id string, i int, send func(func() (edgeAnswer, error)) (edgeAnswer, error)) {
+	res, err := send(func() (edgeAnswer, error) {
+		return h.client.do(ctx, http.MethodDelete, "/v1/ekyc/sessions/"+id, h.apiKey, nil)
+	})
+	if err == nil && res.status != http.StatusNoContent {
+		err = fmt.Errorf("HTTP %d: %.120s", res.status, res.body)
+	}
+	if err != nil {
+		h.mu.Lock()
+		h.failures["erasure: "+err.Error()]++
+		h.mu.Unlock()
+		return
+	}
+	h.mu.Lock()
+	h.sessions[i].Erased = true
+	h.mu.Unlock()
 }
 
 // dataGet asks the edge for a session's status and decision.
@@ -693,6 +821,50 @@ func (h *chaosHarness) sources() chaos.Sources {
 			return out, rows.Err()
 		},
 		BlobDir: filepath.Join(h.o.dir, "data", "blobs"),
+		Consents: func(ctx context.Context, tracking string) ([]string, error) {
+			res, err := h.cmp(ctx, http.MethodGet, "/v1/consents?tracking_id="+tracking, nil)
+			if err == nil && res.status != http.StatusOK {
+				err = fmt.Errorf("HTTP %d", res.status)
+			}
+			if err != nil {
+				return nil, err
+			}
+			var data struct {
+				Records []struct {
+					ConsentID string `json:"consent_id"`
+				} `json:"records"`
+			}
+			if err := json.Unmarshal(res.body, &data); err != nil {
+				return nil, err
+			}
+			var ids []string
+			for _, r := range data.Records {
+				ids = append(ids, r.ConsentID)
+			}
+			return ids, nil
+		},
+		ClickHouseConsents: func(ctx context.Context) (map[string]int, error) {
+			conn, err := chsink.Dial(ctx, "127.0.0.1:"+strconv.Itoa(h.chPort))
+			if err != nil {
+				return nil, err
+			}
+			defer conn.Close()
+			rows, err := conn.Query(ctx, "SELECT consent_id, count() FROM "+chsink.DefaultDatabase+".consents FINAL GROUP BY consent_id")
+			if err != nil {
+				return nil, err
+			}
+			defer rows.Close()
+			out := map[string]int{}
+			for rows.Next() {
+				var id string
+				var n uint64
+				if err := rows.Scan(&id, &n); err != nil {
+					return nil, err
+				}
+				out[id] = int(n)
+			}
+			return out, rows.Err()
+		},
 	}
 }
 
@@ -728,6 +900,9 @@ func (h *chaosHarness) print(rep chaos.Report) {
 		sort.Slice(restarts, func(i, j int) bool { return restarts[i] < restarts[j] })
 		fmt.Fprintf(h.out, "restart → next decision seen: p50 %.1fs, max %.1fs (%d restarts)\n",
 			restarts[len(restarts)/2].Seconds(), restarts[len(restarts)-1].Seconds(), len(restarts))
+	}
+	if h.lags > 0 {
+		fmt.Fprintf(h.out, "Session Inits refused consent_required for a consent the API had accepted (then opened): %d\n", h.lags)
 	}
 	for why, n := range h.failures {
 		fmt.Fprintf(h.out, "sessions given up by the client: %d × %s\n", n, why)

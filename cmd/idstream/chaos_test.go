@@ -68,8 +68,8 @@ func TestChaos(t *testing.T) {
 	if len(rep.Decisions) < 4 || kills < 4 {
 		t.Fatalf("%d sessions decided and %d kills: the run proves nothing", len(rep.Decisions), kills)
 	}
-	for _, inv := range rep.Invariants[:4] {
-		if inv.Checked == 0 {
+	for _, inv := range rep.Invariants {
+		if inv.Checked == 0 && !strings.Contains(inv.Name, "erased") {
 			t.Errorf("%q checked nothing", inv.Name)
 		}
 	}

@@ -23,6 +23,12 @@ type Session struct {
 	// a completed session must have a decision; one the client gave up on may expire.
 	Completed bool
 	Erased    bool // the client asked for its erasure (DELETE) and the edge took it
+	// TrackingID is the consent tracking id the session was opened with; ConsentIDs the
+	// records the consent API accepted for it (201), ConsentPosts how many times the client
+	// posted (a retried post whose answer was lost may have been recorded too).
+	TrackingID   string
+	ConsentIDs   []string
+	ConsentPosts int
 }
 
 // Decided is what Data Get says of a session.
@@ -44,6 +50,10 @@ type Sources struct {
 	ClickHouse func(ctx context.Context) ([]ClickHouseRow, error) // every row of decisions FINAL
 	Deliveries []Delivery
 	BlobDir    string // the blob store's root (blob.NewFS)
+	// Consents returns the consent ids Get Consent Data lists for a tracking id.
+	Consents func(ctx context.Context, trackingID string) ([]string, error)
+	// ClickHouseConsents returns the rows of consents FINAL per consent id.
+	ClickHouseConsents func(ctx context.Context) (map[string]int, error)
 }
 
 // Invariant is one property the run must keep, with what was checked and what broke it.
@@ -161,7 +171,49 @@ func Check(ctx context.Context, sessions []Session, src Sources) (Report, error)
 		return rep, err
 	}
 	rep.Invariants = append(rep.Invariants, blobs)
+
+	consents, err := checkConsents(ctx, sessions, src)
+	if err != nil {
+		return rep, err
+	}
+	rep.Invariants = append(rep.Invariants, consents)
 	return rep, nil
+}
+
+// checkConsents: every consent record the API accepted is in Get Consent Data and has one
+// row in ClickHouse's consents FINAL; a tracking id holds no more records than were posted.
+func checkConsents(ctx context.Context, sessions []Session, src Sources) (Invariant, error) {
+	inv := Invariant{Name: "consent records: the accepted ones in the API and ClickHouse, no more"}
+	if src.Consents == nil || src.ClickHouseConsents == nil {
+		return inv, nil
+	}
+	rows, err := src.ClickHouseConsents(ctx)
+	if err != nil {
+		return inv, fmt.Errorf("clickhouse consents: %w", err)
+	}
+	for _, s := range sessions {
+		if s.TrackingID == "" || len(s.ConsentIDs) == 0 {
+			continue
+		}
+		inv.Checked++
+		listed, err := src.Consents(ctx, s.TrackingID)
+		if err != nil {
+			return inv, fmt.Errorf("get consent data %s: %w", s.TrackingID, err)
+		}
+		for _, id := range s.ConsentIDs {
+			if !slices.Contains(listed, id) {
+				inv.Broken = append(inv.Broken, fmt.Sprintf("%s: accepted %s missing from Get Consent Data", s.TrackingID, id))
+			}
+			if rows[id] != 1 {
+				inv.Broken = append(inv.Broken, fmt.Sprintf("%s: accepted %s has %d ClickHouse rows", s.TrackingID, id, rows[id]))
+			}
+		}
+		if len(listed) > s.ConsentPosts {
+			inv.Broken = append(inv.Broken, fmt.Sprintf("%s: %d records for %d posts", s.TrackingID, len(listed), s.ConsentPosts))
+		}
+	}
+	sort.Strings(inv.Broken)
+	return inv, nil
 }
 
 // readDecisions reads ekyc.decisions.v1 to its end: the last decision of each key and how
