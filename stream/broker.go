@@ -103,8 +103,8 @@ func StartEmbedded(opts ...EmbeddedOption) (*Embedded, error) {
 	return &Embedded{cluster: c, aborted: aborted}, nil
 }
 
-// CrashAborted returns how many transactions a crash had left open on its data dir, now
-// ended by an ABORT marker.
+// CrashAborted returns how many ABORT markers the broker wrote at start, one per partition
+// of each transaction a crash had left open on its data dir.
 func (e *Embedded) CrashAborted() int { return e.aborted }
 
 // Addrs returns the broker addresses to give clients (WithBrokers).

@@ -220,3 +220,51 @@ func TestCrashedTransactionGetsItsMarker(t *testing.T) {
 		t.Fatalf("after a second crash: %q, want before, after", got)
 	}
 }
+
+// TestCleanRestartKeepsAnOpenTransaction: a broker stopped cleanly keeps a transaction open
+// across the restart (kfake restores it); the producer commits it afterwards and every
+// record of it is read. The crash repair must not abort it (found by review).
+func TestCleanRestartKeepsAnOpenTransaction(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	e1, err := StartEmbedded(WithDataDir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := e1.Addrs()[0]
+	ensure(t, e1.Addrs(), TopicSpec{Name: "y.topic", Partitions: 1})
+	p, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.TransactionalID("y.txn"), kgo.DefaultProduceTopic("y.topic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.ProduceSync(ctx, &kgo.Record{Value: []byte("before")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	e1.Close()
+	e2, err := StartEmbedded(WithDataDir(dir), WithListenAddr(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	if n := e2.CrashAborted(); n != 0 {
+		t.Fatalf("%d markers written after a clean shutdown", n)
+	}
+	if err := p.ProduceSync(ctx, &kgo.Record{Value: []byte("after")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range readAll(t, e2.Addrs(), "y.topic") {
+		got = append(got, string(r.Value))
+	}
+	if !slices.Equal(got, []string{"before", "after"}) {
+		t.Fatalf("read %q, want before, after", got)
+	}
+}

@@ -57,6 +57,10 @@ func abortCrashedTransactions(ctx context.Context, addr string, gate *gatedListe
 	}
 	written := 0
 	for _, td := range tds.Sorted() {
+		ongoing, err := ongoingTransactions(ctx, cl, td.Topic, td.Partitions.Numbers())
+		if err != nil {
+			return written, err
+		}
 		for _, pd := range td.Partitions.Sorted() {
 			end, ok := ends.Lookup(td.Topic, pd.Partition)
 			if !ok || end.Offset <= 0 {
@@ -67,6 +71,9 @@ func abortCrashedTransactions(ctx context.Context, addr string, gate *gatedListe
 				return written, err
 			}
 			for pid, epoch := range open {
+				if ongoing[pd.Partition][pid] {
+					continue // restored after a clean shutdown: its producer may still commit it
+				}
 				if err := writeAbortMarker(ctx, cl, td.Topic, pd.Partition, pid, epoch); err != nil {
 					return written, err
 				}
@@ -75,6 +82,35 @@ func abortCrashedTransactions(ctx context.Context, addr string, gate *gatedListe
 		}
 	}
 	return written, nil
+}
+
+// ongoingTransactions returns, per partition of topic, the producers the broker holds a
+// transaction open for: those it restored from a clean shutdown (kfake keeps open
+// transactions across one), not those a crash left, which it has aborted in memory.
+func ongoingTransactions(ctx context.Context, cl *kgo.Client, topic string, parts []int32) (map[int32]map[int64]bool, error) {
+	req := kmsg.NewPtrDescribeProducersRequest()
+	rt := kmsg.NewDescribeProducersRequestTopic()
+	rt.Topic, rt.Partitions = topic, parts
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return nil, fmt.Errorf("describe producers of %s: %w", topic, err)
+	}
+	out := map[int32]map[int64]bool{}
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+				return nil, fmt.Errorf("describe producers of %s/%d: %w", topic, p.Partition, err)
+			}
+			for _, ap := range p.ActiveProducers {
+				if out[p.Partition] == nil {
+					out[p.Partition] = map[int64]bool{}
+				}
+				out[p.Partition][ap.ProducerID] = true
+			}
+		}
+	}
+	return out, nil
 }
 
 // openTransactions reads partition p of topic up to end and returns the producers whose

@@ -89,7 +89,8 @@ func newGroupClient(cfg config, group string, inputs []string, extra ...kgo.Opt)
 
 // Run consumes until ctx ends (then it finishes the records in hand, commits them and leaves
 // the group, returning nil) or a fatal error (an output or dead letter that cannot be
-// produced). A commit that fails is logged, not fatal: its records are handed over again.
+// produced). A commit that fails is logged, not fatal: the next commit covers its records,
+// or the partition's next owner handles them again.
 // After Kill it returns ErrKilled.
 func (r *Runner) Run(ctx context.Context) error {
 	if r.unordered != nil {
@@ -116,8 +117,9 @@ func (r *Runner) Run(ctx context.Context) error {
 			// Commit with a context of our own: a shutdown must still commit what was done.
 			cctx, cancel := context.WithTimeout(r.proc, 30*time.Second)
 			// A commit that fails (the broker restarting, the group rebalancing) is no reason
-			// to stop: the records are handed over again, to this runner or to the partition's
-			// next owner, and handlers of a plain Runner are idempotent.
+			// to stop: the next commit, cumulative, covers these records too, or the
+			// partition's next owner handles them again (handlers of a plain Runner are
+			// idempotent).
 			if cerr := commitSync(cctx, r.cl, offsets); cerr != nil {
 				r.cfg.logger.Warn("commit failed; the records are handed over again", "group", r.g.Name, "err", cerr)
 			}

@@ -102,7 +102,7 @@ func runBroker(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := stream.EnsureTopics(ctx, b.Addrs(), topicSpecs(cfg.Partitions)); err != nil {
 		return fmt.Errorf("topics: %w", err)
 	}
-	fmt.Fprintf(stdout, "idstream broker listening on %s, data in %s (%d transactions a crash left open now aborted)\n", b.Addrs()[0], filepath.Join(cfg.DataDir, "kafka"), b.CrashAborted())
+	fmt.Fprintf(stdout, "idstream broker listening on %s, data in %s (%d abort markers written for transactions a crash left open)\n", b.Addrs()[0], filepath.Join(cfg.DataDir, "kafka"), b.CrashAborted())
 	<-ctx.Done()
 	return nil
 }
