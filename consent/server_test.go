@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestAuthOnEveryEndpoint(t *testing.T) {
@@ -194,7 +195,7 @@ func TestChecker(t *testing.T) {
 	ctx := context.Background()
 	check := func(tenantID string, want bool) {
 		t.Helper()
-		got, err := NewChecker(rp.index).Granted(ctx, tenantID, "trk_gate", PurposeEKYC)
+		got, err := NewChecker(rp.index, WithGrantWait(0)).Granted(ctx, tenantID, "trk_gate", PurposeEKYC)
 		if err != nil || got != want {
 			t.Fatalf("Granted(%s) = %v, %v; want %v", tenantID, got, err, want)
 		}
@@ -210,6 +211,24 @@ func TestChecker(t *testing.T) {
 
 	if _, err := NewChecker(NewIndex()).Granted(ctx, "acme", "trk_gate", PurposeEKYC); err == nil {
 		t.Error("a checker over an index that is not ready answered")
+	}
+}
+
+// TestCheckerWaitsForAGrant: a grant that reaches the index while Granted waits is seen
+// (the consent API's 201 comes before the edge's index has it); with no grant coming the
+// answer is false once the wait ends.
+func TestCheckerWaitsForAGrant(t *testing.T) {
+	rp := newCluster(t).replica(t)
+	ctx := context.Background()
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		decodeConsents(t, rp.post(keyAcme, grant("trk_late", PurposeEKYC)), 201)
+	}()
+	if ok, err := NewChecker(rp.index).Granted(ctx, "acme", "trk_late", PurposeEKYC); !ok || err != nil {
+		t.Fatalf("a grant arriving during the wait: %v %v", ok, err)
+	}
+	if ok, err := NewChecker(rp.index, WithGrantWait(100*time.Millisecond)).Granted(ctx, "acme", "trk_never", PurposeEKYC); ok || err != nil {
+		t.Fatalf("no grant: %v %v", ok, err)
 	}
 }
 
@@ -233,7 +252,7 @@ func TestReplicaRebuildsFromTopic(t *testing.T) {
 			t.Errorf("%s differs:\nfirst  %s\nsecond %s", id, a.body, b.body)
 		}
 	}
-	if ok, err := NewChecker(second.index).Granted(context.Background(), "acme", "trk_0", PurposeEKYC); ok || err != nil {
+	if ok, err := NewChecker(second.index, WithGrantWait(0)).Granted(context.Background(), "acme", "trk_0", PurposeEKYC); ok || err != nil {
 		t.Errorf("withdrawn trk_0 granted on the rebuilt replica: %v %v", ok, err)
 	}
 	if ok, err := NewChecker(second.index).Granted(context.Background(), "acme", "trk_1", PurposeEKYC); !ok || err != nil {
