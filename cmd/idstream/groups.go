@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -76,7 +77,13 @@ func stateless(declare func(*Service) (stream.Group, error)) func(*Service, topo
 		if err != nil {
 			return err
 		}
-		s.spawn("group "+g.Name, r.Run)
+		s.spawnRestarting("group "+g.Name, r.Run, func() (func(context.Context) error, error) {
+			r, err := stream.NewRunner(g, opts...)
+			if err != nil {
+				return nil, err
+			}
+			return r.Run, nil
+		})
 		return nil
 	}
 }
@@ -101,11 +108,18 @@ func stateful(declare func(*Service) (stream.StatefulGroup, error)) func(*Servic
 		if err := checkSpec(n, g.Inputs, g.Outputs, g.Table); err != nil {
 			return err
 		}
-		r, err := stream.NewStatefulRunner(g, s.groupOpts(g.Name)...)
+		opts := s.groupOpts(g.Name)
+		r, err := stream.NewStatefulRunner(g, opts...)
 		if err != nil {
 			return err
 		}
-		s.spawn("group "+g.Name, r.Run)
+		s.spawnRestarting("group "+g.Name, r.Run, func() (func(context.Context) error, error) {
+			r, err := stream.NewStatefulRunner(g, opts...)
+			if err != nil {
+				return nil, err
+			}
+			return r.Run, nil
+		})
 		return nil
 	}
 }

@@ -253,7 +253,6 @@ func (s *Service) consentIndex() (*consent.Index, error) {
 	return ix, nil
 }
 
-// topicSpecs lists every topic of the contract and a dead-letter topic for each.
 // brokerWait is how long a process that starts while the brokers do not answer waits for
 // them before it gives up.
 const brokerWait = 2 * time.Minute
@@ -282,6 +281,7 @@ func ensureTopics(ctx context.Context, brokers []string, specs []stream.TopicSpe
 	}
 }
 
+// topicSpecs lists every topic of the contract and a dead-letter topic for each.
 func topicSpecs(partitions int) []stream.TopicSpec {
 	var specs []stream.TopicSpec
 	for _, t := range schemas.Topics() {
@@ -324,6 +324,50 @@ func (s *Service) spawn(name string, fn func(context.Context) error) {
 			s.cancel()
 		}
 	}()
+}
+
+// Restarts of a runner that failed (spawnRestarting): at most restartBudget within
+// restartWindow, restartPause apart.
+const (
+	restartBudget = 5
+	restartWindow = 10 * time.Minute
+	restartPause  = time.Second
+)
+
+// spawnRestarting runs a group's runner like spawn, but when it fails (its broker restarted
+// under an end of transaction, a produce that kept failing) it starts a new runner from
+// again() instead of stopping the process: a new client, its table restored from its
+// changelog, its transactional id fencing what the failed one left open — what a restart of
+// the process would do, without reloading the models. Found by idstream chaos: the session
+// and erasure groups exited when their broker restarted during EndTxn. After restartBudget
+// failures within restartWindow the failure stops the service, as spawn's do.
+func (s *Service) spawnRestarting(name string, run func(context.Context) error, again func() (func(context.Context) error, error)) {
+	s.spawn(name, func(ctx context.Context) error {
+		var failures []time.Time
+		for {
+			err := run(ctx)
+			if err == nil || ctx.Err() != nil || errors.Is(err, stream.ErrKilled) {
+				return err
+			}
+			now := time.Now()
+			failures = append(failures, now)
+			for len(failures) > 0 && now.Sub(failures[0]) > restartWindow {
+				failures = failures[1:]
+			}
+			if len(failures) > restartBudget {
+				return err
+			}
+			s.log.Warn("component failed; starting it again", "component", name, "err", err)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(restartPause):
+			}
+			if run, err = again(); err != nil {
+				return err
+			}
+		}
+	})
 }
 
 // Done is closed when the service stops, by Close or because a component failed.

@@ -146,6 +146,12 @@ func (p *Proc) Stats() ProcStats {
 // Start runs the process unless it runs, and waits until it is ready (or ctx ends). A
 // process killed by Kill stays down until Start.
 func (p *Proc) Start(ctx context.Context) error {
+	p.f.mu.Lock()
+	done := p.f.done
+	p.f.mu.Unlock()
+	if done {
+		return errors.New("chaos fleet: closed")
+	}
 	p.mu.Lock()
 	p.down = false
 	if p.cmd != nil {
@@ -252,14 +258,15 @@ func (p *Proc) launchLocked() error {
 	return nil
 }
 
-// restartLater starts the process again a second after it exited by itself.
+// restartLater starts the process again a second after it exited by itself. It holds the
+// fleet's lock while it launches, so that Close, which sets done under it, stops what it
+// started.
 func (p *Proc) restartLater() {
 	time.Sleep(time.Second)
 	p.f.mu.Lock()
-	done := p.f.done
-	p.f.mu.Unlock()
+	defer p.f.mu.Unlock()
 	p.mu.Lock()
-	if done || p.down || p.cmd != nil {
+	if p.f.done || p.down || p.cmd != nil {
 		p.mu.Unlock()
 		return
 	}
