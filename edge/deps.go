@@ -35,6 +35,13 @@ type SessionRecorder interface {
 	Opened(st *schemas.SessionState)
 }
 
+// ErasedSessions is optionally implemented by a Sessions view: Erased reports whether the
+// session's state was erased lately, so that a step request for it gets 404 at once rather
+// than waiting for a state that will not come.
+type ErasedSessions interface {
+	Erased(sessionID string) bool
+}
+
 // QualityReplies delivers the quality gate's answer for a capture.
 type QualityReplies interface {
 	// Wait returns the QualityAssessed of captureID, or ctx's error when the budget ends.

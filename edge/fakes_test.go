@@ -51,9 +51,16 @@ func (p *fakePublisher) on(topic string) []stream.Output {
 
 // fakeSessions is a map-backed Sessions that records the edge's opened sessions.
 type fakeSessions struct {
-	mu    sync.Mutex
-	m     map[string]*schemas.SessionState
-	panic bool
+	mu     sync.Mutex
+	m      map[string]*schemas.SessionState
+	erased map[string]bool
+	panic  bool
+}
+
+func (f *fakeSessions) Erased(id string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.erased[id]
 }
 
 func newFakeSessions() *fakeSessions { return &fakeSessions{m: map[string]*schemas.SessionState{}} }

@@ -212,8 +212,11 @@ func (s *Server) loadSession(c *fiber.Ctx, p principal) (*schemas.SessionState, 
 		s.log.Error("edge: session view", "request_id", requestID(c), "err", err)
 		return nil, errUnavailable()
 	}
-	if (!found || st == nil) && p.isSDK() && s.justOpened(p) {
-		return s.awaitOpened(c, id)
+	if (!found || st == nil) && p.isSDK() && s.justOpened(p) && !s.erased(id) {
+		if st, err = s.awaitOpened(c, id); err != nil {
+			return nil, err
+		}
+		found = true
 	}
 	if !found || st == nil || st.Envelope.TenantID != p.tenant.ID {
 		return nil, errSessionNotFound()
@@ -229,6 +232,12 @@ const (
 	openedStateWindow = 10 * time.Minute
 	openedStateRetry  = 2
 )
+
+// erased reports whether the view knows the session was erased.
+func (s *Server) erased(id string) bool {
+	e, ok := s.cfg.Sessions.(ErasedSessions)
+	return ok && e.Erased(id)
+}
 
 // justOpened reports whether p's sdk_token was issued by Session Init within
 // openedStateWindow (its expiry less the tenant's session TTL).

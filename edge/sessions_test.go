@@ -215,6 +215,17 @@ func TestSDKWaitsForAnOpenedSession(t *testing.T) {
 	if r.header.Get("Retry-After") != "2" {
 		t.Errorf("Retry-After %q", r.header.Get("Retry-After"))
 	}
+	e.sessions.mu.Lock()
+	e.sessions.erased = map[string]bool{s.SessionID: true}
+	e.sessions.mu.Unlock()
+	start := time.Now()
+	expectProblem(t, e.do("GET", "/v1/ekyc/sessions/"+s.SessionID, s.SDKToken, "", nil), 404, CodeSessionNotFound)
+	if time.Since(start) >= openedStateWait {
+		t.Error("an erased session waited for its state") // its tombstone says it will not come
+	}
+	e.sessions.mu.Lock()
+	e.sessions.erased = nil
+	e.sessions.mu.Unlock()
 	e.clock.Advance(openedStateWindow + time.Second)
 	expectProblem(t, e.do("GET", "/v1/ekyc/sessions/"+s.SessionID, s.SDKToken, "", nil), 404, CodeSessionNotFound)
 }

@@ -21,6 +21,8 @@ type States struct {
 	mu          sync.Mutex
 	provisional map[string]*schemas.SessionState
 	opened      []openedAt // provisional ids in the order they were added, for expiry
+	erased      map[string]time.Time
+	erasedOrder []openedAt // erased ids in the order their tombstones came, for expiry
 }
 
 // openedAt is an id and when it was added, kept in order of addition for expiry.
@@ -36,7 +38,7 @@ const provisionalTTL = 10 * time.Minute
 // NewStates creates the view of the session-state topic; opts are the runtime's client
 // options. Run it beside the edge.
 func NewStates(codec *schemas.Codec, opts ...stream.Option) (*States, error) {
-	v := &States{codec: codec, provisional: map[string]*schemas.SessionState{}}
+	v := &States{codec: codec, provisional: map[string]*schemas.SessionState{}, erased: map[string]time.Time{}}
 	view, err := stream.NewView(schemas.TopicSessionState, append(opts, stream.WithOnUpdate(v.forget))...)
 	if err != nil {
 		return nil, fmt.Errorf("session-state view: %w", err)
@@ -57,6 +59,9 @@ func (v *States) Ready() bool { return v.view.Ready() }
 func (v *States) forget(key string, b []byte) {
 	v.mu.Lock()
 	_, provisional := v.provisional[key]
+	if b == nil {
+		v.noteErasedLocked(key)
+	}
 	v.mu.Unlock()
 	if !provisional {
 		return
@@ -69,6 +74,27 @@ func (v *States) forget(key string, b []byte) {
 	v.mu.Lock()
 	delete(v.provisional, key)
 	v.mu.Unlock()
+}
+
+// noteErasedLocked remembers, for provisionalTTL, that key's state was tombstoned.
+func (v *States) noteErasedLocked(key string) {
+	now := time.Now()
+	for len(v.erasedOrder) > 0 && now.Sub(v.erasedOrder[0].added) > provisionalTTL {
+		delete(v.erased, v.erasedOrder[0].id)
+		v.erasedOrder = v.erasedOrder[1:]
+	}
+	v.erased[key] = now
+	v.erasedOrder = append(v.erasedOrder, openedAt{id: key, added: now})
+}
+
+// Erased reports whether the session's state was tombstoned (erased) in the last
+// provisionalTTL (edge.ErasedSessions): a session missing from the view that is not on the
+// way.
+func (v *States) Erased(id string) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	_, ok := v.erased[id]
+	return ok
 }
 
 // Opened records a session this process has just opened (edge.SessionRecorder).
