@@ -145,6 +145,9 @@ type chaosEvent struct {
 // startChaos prepares the work dir, the corpus, the secrets and ClickHouse, and starts every
 // process. The returned harness (also on error) must be closed.
 func startChaos(ctx context.Context, o chaosOptions, stdout, stderr io.Writer) (*chaosHarness, error) {
+	if o.shape != "split" && o.shape != "dev" {
+		return nil, fmt.Errorf("chaos: shape %q: split or dev", o.shape)
+	}
 	h := &chaosHarness{o: o, out: stdout, failures: map[string]int{}}
 	if err := os.RemoveAll(o.dir); err != nil {
 		return nil, err

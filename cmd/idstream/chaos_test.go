@@ -38,7 +38,7 @@ func TestChaos(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := chaosOptions{
-		dir: filepath.Join(dir, "run"), corpus: corpus, modelsDir: models,
+		dir: filepath.Join(dir, "run"), corpus: corpus, modelsDir: models, shape: "split",
 		duration: 40 * time.Second, settle: 3 * time.Minute,
 		killMin: 4 * time.Second, killMax: 8 * time.Second,
 		concurrency: 2, replicas: 1, brokerRestarts: 1,
