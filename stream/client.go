@@ -110,9 +110,12 @@ func KeyPartitioner() kgo.Partitioner { return kgo.StickyKeyPartitioner(nil) }
 // before it hands the member's partitions to the others: a replica that dies without
 // leaving (SIGKILL, OOM, a lost node) holds its partitions this long, and a rebalance meanwhile
 // waits for it. kgo's default, 45 s, stalled a group that long after every kill in
-// `idstream chaos` (and a survivor's commit behind the rebalance); Kafka's default until 3.0
-// was 10 s. Heartbeats go every second, from a goroutine of their own.
-const groupSessionTimeout = 10 * time.Second
+// `idstream chaos` (and a survivor's commit behind the rebalance); with 10 s a restarted
+// session or decision replica's group still waited up to 10 s for its dead predecessor
+// (the next decision 7.6–13.7 s after such a restart). 6 s is the least a stock Kafka broker
+// accepts (group.min.session.timeout.ms). Heartbeats go every second, from a goroutine of
+// their own.
+const groupSessionTimeout = 6 * time.Second
 
 // groupLiveness returns the options of every consumer-group client: the session timeout and
 // heartbeat interval above.

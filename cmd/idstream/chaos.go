@@ -889,20 +889,38 @@ func (h *chaosHarness) print(rep chaos.Report) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	fmt.Fprintf(h.out, "\nsessions: %d opened, %d completed by the client, %d decided on the topic\n", len(sessions), completed, len(rep.Decisions))
-	kills, restarts := map[string]int{}, []time.Duration{}
+	kills, restarts, byKind := map[string]int{}, []time.Duration{}, map[string][]time.Duration{}
 	for _, e := range h.events {
 		if e.What == "SIGKILL" {
 			kills[e.Target]++
 		}
 		if e.What == "restarted" && e.Recovery > 0 {
 			restarts = append(restarts, e.Recovery)
+			if p := h.fleet.Get(e.Target); p != nil {
+				byKind[p.Kind()] = append(byKind[p.Kind()], e.Recovery)
+			}
 		}
 	}
 	fmt.Fprintf(h.out, "kills: %d processes, %d kills\n", len(kills), sum(kills))
+	if len(h.decided) > 1 {
+		span := h.decided[len(h.decided)-1].Sub(h.decided[0])
+		fmt.Fprintf(h.out, "decisions seen by the client while the load ran: %d, %.2f/s\n", len(h.decided), float64(len(h.decided)-1)/span.Seconds())
+	}
 	if len(restarts) > 0 {
-		sort.Slice(restarts, func(i, j int) bool { return restarts[i] < restarts[j] })
-		fmt.Fprintf(h.out, "restart → next decision seen: p50 %.1fs, max %.1fs (%d restarts)\n",
-			restarts[len(restarts)/2].Seconds(), restarts[len(restarts)-1].Seconds(), len(restarts))
+		fmt.Fprintf(h.out, "restart → the next decision the client saw: %s (%d restarts)\n", p50max(restarts), len(restarts))
+		kinds := make([]string, 0, len(byKind))
+		for k := range byKind {
+			kinds = append(kinds, k)
+		}
+		sort.Strings(kinds)
+		for _, k := range kinds {
+			fmt.Fprintf(h.out, "  %-8s %s (%d)\n", k, p50max(byKind[k]), len(byKind[k]))
+		}
+	}
+	for _, p := range h.fleet.Procs() {
+		if st := p.Stats(); len(st.Recoveries) > 0 && p.Kind() != "group" && p.Kind() != "sink" {
+			fmt.Fprintf(h.out, "%s: restart → ready %s (%d restarts)\n", p.Name(), p50max(st.Recoveries), len(st.Recoveries))
+		}
 	}
 	if h.lags > 0 {
 		fmt.Fprintf(h.out, "Session Inits refused consent_required for a consent the API had accepted (then opened): %d\n", h.lags)
@@ -912,6 +930,13 @@ func (h *chaosHarness) print(rep chaos.Report) {
 	}
 	fmt.Fprintln(h.out, "\ninvariants:")
 	rep.Print(h.out, 10)
+}
+
+// p50max formats the median and the largest of ds.
+func p50max(ds []time.Duration) string {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return fmt.Sprintf("p50 %.1fs, max %.1fs", s[len(s)/2].Seconds(), s[len(s)-1].Seconds())
 }
 
 func sum(m map[string]int) int {
