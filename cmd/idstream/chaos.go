@@ -461,11 +461,20 @@ func (h *chaosHarness) chaos(ctx context.Context, d time.Duration) {
 	}
 	sort.Slice(plan, func(i, j int) bool { return plan[i].at.Before(plan[j].at) })
 	h.receiver.SetFaults(0.1, 0.03)
-	var victims []*chaos.Proc
+	// A kill picks a kind of process first (edge, consent, group, sink, dev), then one of
+	// that kind: the edge and the consent API are killed as often as a kind as the 26
+	// group and sink replicas. The broker's kills are planned; the registry stands for an
+	// outside service.
+	victims := map[string][]*chaos.Proc{}
+	var kinds []string
 	for _, p := range h.fleet.Procs() {
-		if p.Kind() != "broker" && p.Kind() != "registry" { // the broker's kills are planned
-			victims = append(victims, p)
+		if p.Kind() == "broker" || p.Kind() == "registry" {
+			continue
 		}
+		if victims[p.Kind()] == nil {
+			kinds = append(kinds, p.Kind())
+		}
+		victims[p.Kind()] = append(victims[p.Kind()], p)
 	}
 	var bg sync.WaitGroup
 	defer bg.Wait()
@@ -502,7 +511,8 @@ func (h *chaosHarness) chaos(ctx context.Context, d time.Duration) {
 				go func() { defer bg.Done(); h.receiverOutage(ctx) }()
 			}
 		case !time.Now().Before(nextKill):
-			p := victims[rnd.IntN(len(victims))]
+			of := victims[kinds[rnd.IntN(len(kinds))]]
+			p := of[rnd.IntN(len(of))]
 			h.killAndRestart(ctx, p, time.Duration(rnd.IntN(2500))*time.Millisecond)
 			nextKill = time.Now().Add(h.o.killMin + time.Duration(rnd.Int64N(int64(h.o.killMax-h.o.killMin)+1)))
 		}
