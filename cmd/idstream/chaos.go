@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -23,6 +22,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/idstream/idstream/internal/chaos"
 	"github.com/idstream/idstream/internal/chserver"
@@ -317,29 +318,7 @@ func (h *chaosHarness) readNotice(ctx context.Context) error {
 
 // cmp sends a request to the consent API with the tenant's CMP key.
 func (h *chaosHarness) cmp(ctx context.Context, method, path string, body any) (edgeAnswer, error) {
-	var r io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return edgeAnswer{}, err
-		}
-		r = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, h.cmpURL+path, r)
-	if err != nil {
-		return edgeAnswer{}, err
-	}
-	req.Header.Set("x-cmp-api-key", h.cmpKey)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := h.client.http.Do(req)
-	if err != nil {
-		return edgeAnswer{}, err
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	return edgeAnswer{status: res.StatusCode, header: res.Header, body: b}, nil
+	return sendJSON(ctx, h.client.http, method, h.cmpURL+path, "x-cmp-api-key", h.cmpKey, body, 1<<20)
 }
 
 // close stops every process, ClickHouse and the receiver.
@@ -813,25 +792,16 @@ func (h *chaosHarness) sources() chaos.Sources {
 			return d, err
 		},
 		ClickHouse: func(ctx context.Context) ([]chaos.ClickHouseRow, error) {
-			conn, err := chsink.Dial(ctx, "127.0.0.1:"+strconv.Itoa(h.chPort))
-			if err != nil {
-				return nil, err
-			}
-			defer conn.Close()
-			rows, err := conn.Query(ctx, "SELECT session_id, decision_id, outcome FROM "+chsink.DefaultDatabase+".decisions FINAL")
-			if err != nil {
-				return nil, err
-			}
-			defer rows.Close()
 			var out []chaos.ClickHouseRow
-			for rows.Next() {
+			err := h.queryClickHouse(ctx, "SELECT session_id, decision_id, outcome FROM "+chsink.DefaultDatabase+".decisions FINAL", func(rows driver.Rows) error {
 				var r chaos.ClickHouseRow
 				if err := rows.Scan(&r.SessionID, &r.DecisionID, &r.Outcome); err != nil {
-					return nil, err
+					return err
 				}
 				out = append(out, r)
-			}
-			return out, rows.Err()
+				return nil
+			})
+			return out, err
 		},
 		BlobDir: filepath.Join(h.o.dir, "data", "blobs"),
 		Consents: func(ctx context.Context, tracking string) ([]string, error) {
@@ -857,28 +827,39 @@ func (h *chaosHarness) sources() chaos.Sources {
 			return ids, nil
 		},
 		ClickHouseConsents: func(ctx context.Context) (map[string]int, error) {
-			conn, err := chsink.Dial(ctx, "127.0.0.1:"+strconv.Itoa(h.chPort))
-			if err != nil {
-				return nil, err
-			}
-			defer conn.Close()
-			rows, err := conn.Query(ctx, "SELECT consent_id, count() FROM "+chsink.DefaultDatabase+".consents FINAL GROUP BY consent_id")
-			if err != nil {
-				return nil, err
-			}
-			defer rows.Close()
 			out := map[string]int{}
-			for rows.Next() {
+			err := h.queryClickHouse(ctx, "SELECT consent_id, count() FROM "+chsink.DefaultDatabase+".consents FINAL GROUP BY consent_id", func(rows driver.Rows) error {
 				var id string
 				var n uint64
 				if err := rows.Scan(&id, &n); err != nil {
-					return nil, err
+					return err
 				}
 				out[id] = int(n)
-			}
-			return out, rows.Err()
+				return nil
+			})
+			return out, err
 		},
 	}
+}
+
+// queryClickHouse runs query on the run's ClickHouse and calls scan for each row.
+func (h *chaosHarness) queryClickHouse(ctx context.Context, query string, scan func(driver.Rows) error) error {
+	conn, err := chsink.Dial(ctx, "127.0.0.1:"+strconv.Itoa(h.chPort))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	rows, err := conn.Query(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 func (h *chaosHarness) snapshot() []chaos.Session {

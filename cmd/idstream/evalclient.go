@@ -318,6 +318,12 @@ func (cl *evalClient) json(ctx context.Context, method, path, key string, body a
 // do sends a JSON request (body nil: none) with key and returns the answer, its body read
 // up to 4 MiB.
 func (cl *evalClient) do(ctx context.Context, method, path, key string, body any) (edgeAnswer, error) {
+	return sendJSON(ctx, cl.http, method, cl.base+path, "Authorization", "Bearer "+key, body, 4<<20)
+}
+
+// sendJSON sends a JSON request (body nil: none) to url with the credential header name:
+// value, and returns the answer with its body read up to limit bytes.
+func sendJSON(ctx context.Context, hc *http.Client, method, url, name, value string, body any, limit int64) (edgeAnswer, error) {
 	var r io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -326,21 +332,21 @@ func (cl *evalClient) do(ctx context.Context, method, path, key string, body any
 		}
 		r = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, cl.base+path, r)
+	req, err := http.NewRequestWithContext(ctx, method, url, r)
 	if err != nil {
 		return edgeAnswer{}, err
 	}
-	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set(name, value)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	start := time.Now()
-	res, err := cl.http.Do(req)
+	res, err := hc.Do(req)
 	if err != nil {
 		return edgeAnswer{}, err
 	}
 	defer res.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(res.Body, 4<<20))
+	b, _ := io.ReadAll(io.LimitReader(res.Body, limit))
 	return edgeAnswer{status: res.StatusCode, header: res.Header, body: b, elapsed: time.Since(start)}, nil
 }
 

@@ -73,18 +73,13 @@ func stateless(declare func(*Service) (stream.Group, error)) func(*Service, topo
 		if slices.Contains(cpuBound, g.Name) {
 			opts = append(opts, stream.WithUnordered(s.cores))
 		}
-		r, err := stream.NewRunner(g, opts...)
-		if err != nil {
-			return err
-		}
-		s.spawnRestarting("group "+g.Name, r.Run, func() (func(context.Context) error, error) {
+		return s.spawnRestarting("group "+g.Name, func() (func(context.Context) error, error) {
 			r, err := stream.NewRunner(g, opts...)
 			if err != nil {
 				return nil, err
 			}
 			return r.Run, nil
 		})
-		return nil
 	}
 }
 
@@ -109,18 +104,13 @@ func stateful(declare func(*Service) (stream.StatefulGroup, error)) func(*Servic
 			return err
 		}
 		opts := s.groupOpts(g.Name)
-		r, err := stream.NewStatefulRunner(g, opts...)
-		if err != nil {
-			return err
-		}
-		s.spawnRestarting("group "+g.Name, r.Run, func() (func(context.Context) error, error) {
+		return s.spawnRestarting("group "+g.Name, func() (func(context.Context) error, error) {
 			r, err := stream.NewStatefulRunner(g, opts...)
 			if err != nil {
 				return nil, err
 			}
 			return r.Run, nil
 		})
-		return nil
 	}
 }
 

@@ -31,7 +31,9 @@ func TestRunnerStartedAgain(t *testing.T) {
 		<-ctx.Done()
 		return nil
 	}
-	s.spawnRestarting("group g", failTwice, func() (func(context.Context) error, error) { return failTwice, nil })
+	if err := s.spawnRestarting("group g", func() (func(context.Context) error, error) { return failTwice, nil }); err != nil {
+		t.Fatal(err)
+	}
 	deadline := time.Now().Add(20 * time.Second)
 	for runs.Load() < 3 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
@@ -45,7 +47,9 @@ func TestRunnerStartedAgain(t *testing.T) {
 	s = newService()
 	runs.Store(0)
 	always := func(context.Context) error { runs.Add(1); return errors.New("broken for good") }
-	s.spawnRestarting("group h", always, func() (func(context.Context) error, error) { return always, nil })
+	if err := s.spawnRestarting("group h", func() (func(context.Context) error, error) { return always, nil }); err != nil {
+		t.Fatal(err)
+	}
 	select {
 	case <-s.Done():
 	case <-time.After(30 * time.Second):

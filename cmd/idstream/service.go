@@ -334,14 +334,19 @@ const (
 	restartPause  = time.Second
 )
 
-// spawnRestarting runs a group's runner like spawn, but when it fails (its broker restarted
-// under an end of transaction, a produce that kept failing) it starts a new runner from
-// again() instead of stopping the process: a new client, its table restored from its
+// spawnRestarting creates a group's runner with start (returning its error, as a
+// configuration error at start-up) and runs it like spawn, but when it fails (its broker
+// restarted under an end of transaction, a produce that kept failing) it starts a new runner
+// from start instead of stopping the process: a new client, its table restored from its
 // changelog, its transactional id fencing what the failed one left open — what a restart of
 // the process would do, without reloading the models. Found by idstream chaos: the session
 // and erasure groups exited when their broker restarted during EndTxn. After restartBudget
 // failures within restartWindow the failure stops the service, as spawn's do.
-func (s *Service) spawnRestarting(name string, run func(context.Context) error, again func() (func(context.Context) error, error)) {
+func (s *Service) spawnRestarting(name string, start func() (func(context.Context) error, error)) error {
+	run, err := start()
+	if err != nil {
+		return err
+	}
 	s.spawn(name, func(ctx context.Context) error {
 		var failures []time.Time
 		for {
@@ -363,11 +368,12 @@ func (s *Service) spawnRestarting(name string, run func(context.Context) error, 
 				return nil
 			case <-time.After(restartPause):
 			}
-			if run, err = again(); err != nil {
+			if run, err = start(); err != nil {
 				return err
 			}
 		}
 	})
+	return nil
 }
 
 // Done is closed when the service stops, by Close or because a component failed.

@@ -356,29 +356,40 @@ func readDeadLetters(ctx context.Context, src Sources) (Invariant, error) {
 }
 
 // checkErased: no blob of an erased session is left (the blob store keeps a session's
-// blobs under a directory named by its id).
+// blobs under a directory named by its id). The store is walked once.
 func checkErased(sessions []Session, dir string) (Invariant, error) {
 	inv := Invariant{Name: "no blob left of an erased session"}
+	var erased []string
 	for _, s := range sessions {
-		if !s.Erased {
-			continue
+		if s.Erased {
+			erased = append(erased, s.ID)
 		}
-		inv.Checked++
-		var left int
-		err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && strings.Contains(path, s.ID) {
-				left++
-			}
+	}
+	inv.Checked = len(erased)
+	if len(erased) == 0 {
+		return inv, nil
+	}
+	left := map[string]int{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
 			return nil
-		})
-		if err != nil && !os.IsNotExist(err) {
-			return inv, fmt.Errorf("blobs: %w", err)
 		}
-		if left > 0 {
-			inv.Broken = append(inv.Broken, fmt.Sprintf("%s: %d blobs left", s.ID, left))
+		for _, id := range erased {
+			if strings.Contains(path, id) {
+				left[id]++
+			}
+		}
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
+		return inv, fmt.Errorf("blobs: %w", err)
+	}
+	for _, id := range erased {
+		if left[id] > 0 {
+			inv.Broken = append(inv.Broken, fmt.Sprintf("%s: %d blobs left", id, left[id]))
 		}
 	}
 	return inv, nil
