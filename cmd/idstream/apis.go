@@ -104,9 +104,11 @@ func (s *Service) startEdge(topology.Node) error {
 		Logger:          s.log.With("component", "edge"),
 		Registerer:      s.reg,
 		Gatherer:        s.reg,
-		Ready:           s.states.Ready,
-		OpenAPIJSON:     spec,
-		ConsentChecker:  consent.NewChecker(consents),
+		// Ready once the session view and the consent index have caught up with their
+		// topics: before, Session Init for a consent-requiring tenant answers 503.
+		Ready:          func() bool { return s.states.Ready() && consents.Ready() },
+		OpenAPIJSON:    spec,
+		ConsentChecker: consent.NewChecker(consents),
 	})
 	if err != nil {
 		return fmt.Errorf("edge: %w", err)

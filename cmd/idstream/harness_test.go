@@ -113,10 +113,10 @@ func testService(t testing.TB, groups []string, mutate ...func(*Config)) *testEn
 	env := &testEnv{Service: s, pki: pki, faces: faces}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for !s.states.Ready() {
+	for !s.states.Ready() || (s.consents != nil && !s.consents.Ready()) {
 		select {
 		case <-ctx.Done():
-			t.Fatal("session-state view never became ready")
+			t.Fatal("session-state view or consent index never became ready")
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
