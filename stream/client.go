@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/sasl"
 )
 
 // ErrKilled is returned by Run after Kill simulated a crash.
@@ -39,8 +41,10 @@ type config struct {
 	clientID   string
 	onUpdate   func(key string, value []byte)
 	txnID      string
-	unordered  int         // records a Runner handles at once in any order (WithUnordered); 0: in order
-	background *Background // the threads of a runner's handler calls (WithBackground); nil: its own
+	unordered  int            // records a Runner handles at once in any order (WithUnordered); 0: in order
+	background *Background    // the threads of a runner's handler calls (WithBackground); nil: its own
+	tls        *tls.Config    // WithTLS; nil: plaintext
+	sasl       sasl.Mechanism // WithSASL; nil: none
 }
 
 func newConfig(opts []Option) (config, error) {
@@ -130,6 +134,7 @@ func (c *config) baseOpts(extra ...kgo.Opt) []kgo.Opt {
 		kgo.ClientID(c.clientID),
 		kgo.RecordPartitioner(KeyPartitioner()),
 	}
+	opts = append(opts, c.securityOpts()...)
 	opts = append(opts, extra...)
 	return append(opts, c.kgoOpts...)
 }
@@ -171,10 +176,13 @@ type killSwitch struct {
 	mu     sync.Mutex
 	killed bool
 	conns  map[net.Conn]struct{}
-	dialer net.Dialer
+	dialer func(ctx context.Context, network, host string) (net.Conn, error) // the config's
 }
 
-func newKillSwitch() *killSwitch { return &killSwitch{conns: make(map[net.Conn]struct{})} }
+// newKillSwitch returns a killSwitch over dial (config.dial: TCP, TLS when configured).
+func newKillSwitch(dial func(ctx context.Context, network, host string) (net.Conn, error)) *killSwitch {
+	return &killSwitch{conns: make(map[net.Conn]struct{}), dialer: dial}
+}
 
 func (k *killSwitch) dial(ctx context.Context, network, host string) (net.Conn, error) {
 	k.mu.Lock()
@@ -183,7 +191,7 @@ func (k *killSwitch) dial(ctx context.Context, network, host string) (net.Conn, 
 		return nil, ErrKilled
 	}
 	k.mu.Unlock()
-	conn, err := k.dialer.DialContext(ctx, network, host)
+	conn, err := k.dialer(ctx, network, host)
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func NewRunner(g Group, opts ...Option) (*Runner, error) {
 // offsets committed by the runner, rebalances held while polled records are in hand, and
 // connections a killSwitch can cut. proc is the client's context; stop cancels it.
 func newGroupClient(cfg config, group string, inputs []string, extra ...kgo.Opt) (cl *kgo.Client, ks *killSwitch, proc context.Context, stop context.CancelFunc, err error) {
-	ks = newKillSwitch()
+	ks = newKillSwitch(cfg.dial)
 	proc, stop = context.WithCancel(context.Background())
 	cl, err = kgo.NewClient(cfg.baseOpts(append(append(groupLiveness(),
 		kgo.WithContext(proc),

@@ -69,7 +69,7 @@ func NewStatefulRunner(g StatefulGroup, opts ...Option) (*StatefulRunner, error)
 	r := &StatefulRunner{
 		g:     g,
 		cfg:   cfg,
-		ks:    newKillSwitch(),
+		ks:    newKillSwitch(cfg.dial),
 		table: newMemTable(),
 		part:  KeyPartitioner().ForTopic(g.Table),
 		txnID: txnID,

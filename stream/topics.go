@@ -30,8 +30,8 @@ var ErrPartitionMismatch = errors.New("partition count mismatch")
 // EnsureTopics creates the missing topics of specs (cleanup.policy=compact for compacted
 // ones, retention.ms for the others) and checks existing ones. It is idempotent. It returns
 // an error naming the topic, wrapping ErrPartitionMismatch, when an existing topic has a
-// different partition count.
-func EnsureTopics(ctx context.Context, brokers []string, specs []TopicSpec) error {
+// different partition count. Of opts, only the connection's count (WithTLS, WithSASL).
+func EnsureTopics(ctx context.Context, brokers []string, specs []TopicSpec, opts ...Option) error {
 	if len(brokers) == 0 {
 		return fmt.Errorf("ensure topics: %w", errNoBrokers)
 	}
@@ -40,7 +40,11 @@ func EnsureTopics(ctx context.Context, brokers []string, specs []TopicSpec) erro
 			return fmt.Errorf("ensure topics: invalid spec %q: name and partitions >= 1 required", s.Name)
 		}
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	cfg, err := newConfig(append([]Option{WithBrokers(brokers)}, opts...))
+	if err != nil {
+		return fmt.Errorf("ensure topics: %w", err)
+	}
+	cl, err := kgo.NewClient(cfg.baseOpts()...)
 	if err != nil {
 		return fmt.Errorf("ensure topics: client: %w", err)
 	}

@@ -14,10 +14,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/idstream/idstream/internal/tlsfiles"
 )
 
 // Client defaults.
@@ -280,35 +281,27 @@ func NewClient(baseURL string, opts ...ClientOption) (*Client, error) {
 	return c, nil
 }
 
-// buildTLS returns the client TLS configuration, nil when no TLS option was given.
+// buildTLS returns the client TLS configuration, nil when no TLS option was given: the
+// WithTLSConfig one (copied) with the files' CA and client certificate added.
 func (cfg *clientConfig) buildTLS() (*tls.Config, error) {
-	tc := cfg.tlsConfig
-	if tc == nil && cfg.certFile == "" && cfg.caFile == "" {
+	files := tlsfiles.Files{CA: cfg.caFile, Cert: cfg.certFile, Key: cfg.keyFile}
+	if cfg.tlsConfig == nil && files == (tlsfiles.Files{}) {
 		return nil, nil
 	}
-	if tc == nil {
-		tc = &tls.Config{}
+	fromFiles, err := files.Config()
+	if err != nil {
+		return nil, fmt.Errorf("registry: new client: %w", err)
 	}
+	if cfg.tlsConfig == nil {
+		return fromFiles, nil
+	}
+	tc := cfg.tlsConfig.Clone()
 	if tc.MinVersion == 0 {
 		tc.MinVersion = tls.VersionTLS12
 	}
-	if cfg.certFile != "" {
-		cert, err := tls.LoadX509KeyPair(cfg.certFile, cfg.keyFile)
-		if err != nil {
-			return nil, fmt.Errorf("registry: new client: load client certificate: %w", err)
-		}
-		tc.Certificates = append(tc.Certificates, cert)
-	}
-	if cfg.caFile != "" {
-		pemBytes, err := os.ReadFile(cfg.caFile)
-		if err != nil {
-			return nil, fmt.Errorf("registry: new client: read CA file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pemBytes) {
-			return nil, errors.New("registry: new client: CA file holds no PEM certificate")
-		}
-		tc.RootCAs = pool
+	tc.Certificates = append(tc.Certificates, fromFiles.Certificates...)
+	if fromFiles.RootCAs != nil {
+		tc.RootCAs = fromFiles.RootCAs
 	}
 	return tc, nil
 }
