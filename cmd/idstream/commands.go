@@ -9,6 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/idstream/idstream/internal/registry"
 	chsink "github.com/idstream/idstream/sinks/clickhouse"
@@ -222,13 +225,15 @@ func runRegistrySandbox(ctx context.Context, args []string, stdout io.Writer, lo
 	return nil
 }
 
-// runMigrate applies the ClickHouse migrations at --clickhouse-addr.
-func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
+// runMigrate applies the ClickHouse migrations at --clickhouse-addr, waiting up to
+// clickHouseWait for a server that does not answer yet (a migrate job started beside
+// ClickHouse).
+func runMigrate(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger) error {
 	var cfg Config
 	if err := parse(flagSet("migrate", &cfg), args); err != nil {
 		return err
 	}
-	conn, err := chsink.Dial(ctx, cfg.ClickHouseAddr)
+	conn, err := dialClickHouse(ctx, cfg.ClickHouseAddr, cfg.Conn, clickHouseWait, log)
 	if err != nil {
 		return err
 	}
@@ -244,8 +249,39 @@ func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
-// runTopics creates the topics of the contract on KAFKA_BROKERS, or checks them.
-func runTopics(ctx context.Context, args []string, stdout io.Writer) error {
+// clickHouseWait is how long migrate and the ClickHouse sink wait for a server that does not
+// answer when they start.
+const clickHouseWait = 2 * time.Minute
+
+// dialClickHouse connects to the ClickHouse at addr with c's credentials, trying again every
+// second for up to wait while the server does not answer. A refused login fails at once.
+func dialClickHouse(ctx context.Context, addr string, c Connections, wait time.Duration, log *slog.Logger) (driver.Conn, error) {
+	opts, err := c.clickHouseOptions()
+	if err != nil {
+		return nil, err
+	}
+	give := time.Now().Add(wait)
+	var warned time.Time
+	for {
+		conn, err := chsink.Dial(ctx, addr, opts...)
+		if err == nil || chsink.IsAuthError(err) || time.Now().After(give) || ctx.Err() != nil {
+			return conn, err
+		}
+		if time.Since(warned) > 10*time.Second {
+			log.Warn("waiting for ClickHouse", "addr", addr, "err", err)
+			warned = time.Now()
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// runTopics creates the topics of the contract on KAFKA_BROKERS, or checks them, waiting
+// for brokers that do not answer yet as a service process does.
+func runTopics(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger) error {
 	var cfg Config
 	if err := parse(flagSet("topics", &cfg), args); err != nil {
 		return err
@@ -254,14 +290,17 @@ func runTopics(ctx context.Context, args []string, stdout io.Writer) error {
 		return errors.New("KAFKA_BROKERS is required")
 	}
 	specs := topicSpecs(cfg.Partitions)
-	if err := stream.EnsureTopics(ctx, cfg.Brokers, specs); err != nil {
+	kafkaOpts, err := cfg.Conn.kafkaOptions()
+	if err != nil {
+		return err
+	}
+	if err := ensureTopics(ctx, cfg.Brokers, specs, log, kafkaOpts...); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%d topics present with %d partitions\n", len(specs), cfg.Partitions)
 	return nil
 }
 
-// waitStop blocks until a signal or a component failure, and reports the latter.
 func waitStop(ctx context.Context, s *Service) error {
 	select {
 	case <-ctx.Done():

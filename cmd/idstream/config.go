@@ -45,6 +45,7 @@ type Config struct {
 	InstanceID      string          // --instance-id: stable per replica; names its Kafka transactions
 	WebhookRetries  []time.Duration // --webhook-retries: the webhook sink's waits between attempts
 	StartClickHouse bool            // dev: run a local clickhouse-server at ClickHouseAddr
+	Conn            Connections     // TLS, SASL and credentials of Kafka, ClickHouse, the schema registry
 }
 
 // flagSet builds the flags shared by the service commands, with defaults taken from the
@@ -90,6 +91,7 @@ func flagSet(name string, cfg *Config) *flag.FlagSet {
 			fmt.Fprintf(fs.Output(), "%s: %v (default schedule used)\n", envName("webhook-retries"), err)
 		}
 	}
+	connectionFlags(fs, &cfg.Conn)
 	cfg.Brokers = stream.BrokersFromEnv()
 	cfg.RegistryURL = os.Getenv("SCHEMA_REGISTRY_URL")
 	cfg.TokenSecret = os.Getenv("IDSTREAM_TOKEN_SECRET")

@@ -74,11 +74,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "registry-sandbox":
 		err = runRegistrySandbox(ctx, args[1:], stdout, logger)
 	case "migrate":
-		err = runMigrate(ctx, args[1:], stdout)
+		err = runMigrate(ctx, args[1:], stdout, logger)
 	case "sink":
 		err = runSink(ctx, args[1:], logger)
 	case "topics":
-		err = runTopics(ctx, args[1:], stdout)
+		err = runTopics(ctx, args[1:], stdout, logger)
 	case "sample-image":
 		err = runSampleImage(args[1:], stdout)
 	case "eval":

@@ -83,6 +83,8 @@ type Service struct {
 	reg     *prometheus.Registry
 	metrics *stream.Metrics
 	kgoOpts []kgo.Opt
+	// kafkaOpts are the connection's options (TLS, SASL) of every client.
+	kafkaOpts []stream.Option
 
 	blobs      blob.Store
 	decoded    *imagecheck.Decoded // the images decoded lately, shared by the edge and the groups
@@ -149,6 +151,9 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 		}
 	}
 
+	if s.kafkaOpts, err = cfg.Conn.kafkaOptions(); err != nil {
+		return s, err
+	}
 	s.brokers = cfg.Brokers
 	if len(s.brokers) == 0 {
 		s.broker, err = stream.StartEmbedded(
@@ -161,12 +166,16 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 		}
 		s.brokers = s.broker.Addrs()
 	}
-	if err := ensureTopics(ctx, s.brokers, topicSpecs(cfg.Partitions), log); err != nil {
+	if err := ensureTopics(ctx, s.brokers, topicSpecs(cfg.Partitions), log, s.kafkaOpts...); err != nil {
 		return s, fmt.Errorf("topics: %w", err)
 	}
 	var codecOpts []schemas.CodecOption
 	if cfg.RegistryURL != "" {
-		codecOpts = append(codecOpts, schemas.WithRegistry(cfg.RegistryURL))
+		regOpts, err := cfg.Conn.registryOptions()
+		if err != nil {
+			return s, err
+		}
+		codecOpts = append(codecOpts, schemas.WithRegistry(cfg.RegistryURL, regOpts...))
 	}
 	if s.codec, err = schemas.NewCodec(codecOpts...); err != nil {
 		return s, fmt.Errorf("codec: %w", err)
@@ -260,13 +269,15 @@ const brokerWait = 2 * time.Minute
 // ensureTopics creates or checks the topics, waiting up to brokerWait for brokers that do
 // not answer yet (a process started with, or just after, a broker that restarts: it waits
 // instead of exiting, as a Kafka client does once running). A topic that exists with
-// another partition count fails at once.
-func ensureTopics(ctx context.Context, brokers []string, specs []stream.TopicSpec, log *slog.Logger) error {
+// another partition count, or brokers that refuse the client for good (a wrong password, an
+// untrusted certificate), fail at once. opts are the connection's (TLS, SASL).
+func ensureTopics(ctx context.Context, brokers []string, specs []stream.TopicSpec, log *slog.Logger, opts ...stream.Option) error {
 	give := time.Now().Add(brokerWait)
 	var warned time.Time
 	for {
-		err := stream.EnsureTopics(ctx, brokers, specs)
-		if err == nil || errors.Is(err, stream.ErrPartitionMismatch) || time.Now().After(give) || ctx.Err() != nil {
+		err := stream.EnsureTopics(ctx, brokers, specs, opts...)
+		if err == nil || errors.Is(err, stream.ErrPartitionMismatch) || stream.IsConnectionRefused(err) ||
+			time.Now().After(give) || ctx.Err() != nil {
 			return err
 		}
 		if time.Since(warned) > 10*time.Second {
@@ -299,13 +310,13 @@ func topicSpecs(partitions int) []stream.TopicSpec {
 }
 
 func (s *Service) runtimeOpts(group string) []stream.Option {
-	return []stream.Option{
+	return append([]stream.Option{
 		stream.WithBrokers(s.brokers),
 		stream.WithLogger(s.log),
 		stream.WithMetrics(s.metrics),
 		stream.WithClientID("idstream-" + group),
 		stream.WithKgoOpts(s.kgoOpts...),
-	}
+	}, s.kafkaOpts...)
 }
 
 // spawn runs fn until the service stops; an error other than cancellation stops the service.

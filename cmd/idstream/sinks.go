@@ -56,7 +56,7 @@ func (s *Service) startClickHouseSink(topology.Node) error {
 		}
 		addr = s.clickhouse.Addr()
 	}
-	conn, err := chsink.Dial(s.ctx, addr)
+	conn, err := dialClickHouse(s.ctx, addr, s.cfg.Conn, clickHouseWait, s.log)
 	if err != nil {
 		return fmt.Errorf("clickhouse: %w", err)
 	}

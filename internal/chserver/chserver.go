@@ -7,6 +7,8 @@ package chserver
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -42,7 +44,14 @@ type config struct {
 	startTimeout time.Duration
 	stopTimeout  time.Duration
 	logLevel     string
+	users        []user
+	tlsCert      string // PEM server certificate for tcp_port_secure (WithTLS)
+	tlsKey       string
+	securePort   int
 }
+
+// user is a login added by WithUser.
+type user struct{ name, password string }
 
 // WithBinary sets the clickhouse-server executable (default: "clickhouse-server" on PATH,
 // then /usr/bin/clickhouse-server, /usr/sbin/clickhouse-server, /usr/bin/clickhouse with the
@@ -69,6 +78,18 @@ func WithStopTimeout(d time.Duration) Option { return func(c *config) { c.stopTi
 
 // WithLogLevel sets the server's log level (default "warning").
 func WithLogLevel(level string) Option { return func(c *config) { c.logLevel = level } }
+
+// WithUser adds a login with a password (stored as its SHA-256 in users.xml), besides the
+// passwordless "default" user the tests and dev use on loopback.
+func WithUser(name, password string) Option {
+	return func(c *config) { c.users = append(c.users, user{name, password}) }
+}
+
+// WithTLS opens a second native-protocol port, tcp_port_secure (SecureAddr), speaking TLS
+// with this PEM certificate and key.
+func WithTLS(certFile, keyFile string) Option {
+	return func(c *config) { c.tlsCert, c.tlsKey = certFile, keyFile }
+}
 
 // Server is a running clickhouse-server child process. Close it when done.
 type Server struct {
@@ -106,7 +127,11 @@ func Start(ctx context.Context, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("start clickhouse: data dir: %w", err)
 	}
 	cfg.dataDir = dir
-	for _, p := range []*int{&cfg.tcpPort, &cfg.httpPort} {
+	ports := []*int{&cfg.tcpPort, &cfg.httpPort}
+	if cfg.tlsCert != "" {
+		ports = append(ports, &cfg.securePort)
+	}
+	for _, p := range ports {
 		if *p == 0 {
 			if *p, err = freePort(); err != nil {
 				return nil, fmt.Errorf("start clickhouse: %w", err)
@@ -121,7 +146,7 @@ func Start(ctx context.Context, opts ...Option) (*Server, error) {
 	if err := os.WriteFile(filepath.Join(dir, "config.xml"), []byte(configXML(cfg)), 0o644); err != nil {
 		return nil, fmt.Errorf("start clickhouse: write config: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "users.xml"), []byte(usersXML), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "users.xml"), []byte(usersXML(cfg.users)), 0o600); err != nil {
 		return nil, fmt.Errorf("start clickhouse: write users: %w", err)
 	}
 
@@ -171,6 +196,15 @@ func Start(ctx context.Context, opts ...Option) (*Server, error) {
 
 // Addr returns the native-protocol address, "127.0.0.1:<tcp_port>".
 func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.cfg.tcpPort)) }
+
+// SecureAddr returns the TLS native-protocol address, "127.0.0.1:<tcp_port_secure>" (""
+// without WithTLS).
+func (s *Server) SecureAddr() string {
+	if s.cfg.securePort == 0 {
+		return ""
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.cfg.securePort))
+}
 
 // HTTPAddr returns the HTTP address, "127.0.0.1:<http_port>" (for /ping only: inserts over
 // HTTP do not work with the Go driver against 18.16).
@@ -343,7 +377,7 @@ func configXML(c config) string {
     <listen_host>127.0.0.1</listen_host>
     <tcp_port>` + strconv.Itoa(c.tcpPort) + `</tcp_port>
     <http_port>` + strconv.Itoa(c.httpPort) + `</http_port>
-    <max_connections>256</max_connections>
+` + secureXML(c) + `    <max_connections>256</max_connections>
     <keep_alive_timeout>3</keep_alive_timeout>
     <max_concurrent_queries>64</max_concurrent_queries>
     <uncompressed_cache_size>268435456</uncompressed_cache_size>
@@ -367,7 +401,51 @@ func configXML(c config) string {
 `
 }
 
-const usersXML = `<?xml version="1.0"?>
+// secureXML is the configuration of tcp_port_secure (empty without WithTLS).
+func secureXML(c config) string {
+	if c.tlsCert == "" {
+		return ""
+	}
+	return `    <tcp_port_secure>` + strconv.Itoa(c.securePort) + `</tcp_port_secure>
+    <openSSL>
+        <server>
+            <certificateFile>` + c.tlsCert + `</certificateFile>
+            <privateKeyFile>` + c.tlsKey + `</privateKeyFile>
+            <verificationMode>none</verificationMode>
+            <loadDefaultCAFile>false</loadDefaultCAFile>
+            <cacheSessions>true</cacheSessions>
+            <disableProtocols>sslv2,sslv3,tlsv1,tlsv1_1</disableProtocols>
+            <preferServerCiphers>true</preferServerCiphers>
+        </server>
+    </openSSL>
+`
+}
+
+// usersXML is users.xml: the passwordless default user on loopback, then users with the
+// SHA-256 of their passwords.
+func usersXML(users []user) string {
+	var b strings.Builder
+	for _, u := range append([]user{{name: "default"}}, users...) {
+		password := "<password></password>"
+		if u.password != "" {
+			sum := sha256.Sum256([]byte(u.password))
+			password = "<password_sha256_hex>" + hex.EncodeToString(sum[:]) + "</password_sha256_hex>"
+		}
+		fmt.Fprintf(&b, `        <%s>
+            %s
+            <networks>
+                <ip>127.0.0.1</ip>
+                <ip>::1</ip>
+            </networks>
+            <profile>default</profile>
+            <quota>default</quota>
+        </%s>
+`, u.name, password, u.name)
+	}
+	return strings.Replace(usersTemplate, "USERS", b.String(), 1)
+}
+
+const usersTemplate = `<?xml version="1.0"?>
 <!-- Generated by idstream internal/chserver; rewritten on every start. -->
 <yandex>
     <profiles>
@@ -379,16 +457,7 @@ const usersXML = `<?xml version="1.0"?>
         </default>
     </profiles>
     <users>
-        <default>
-            <password></password>
-            <networks>
-                <ip>127.0.0.1</ip>
-                <ip>::1</ip>
-            </networks>
-            <profile>default</profile>
-            <quota>default</quota>
-        </default>
-    </users>
+USERS    </users>
     <quotas>
         <default>
             <interval>

@@ -2,6 +2,8 @@ package clickhouse
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"time"
 
@@ -48,4 +50,21 @@ func Dial(ctx context.Context, addr string, opts ...DialOption) (driver.Conn, er
 		return nil, fmt.Errorf("clickhouse ping %s: %w", addr, err)
 	}
 	return conn, nil
+}
+
+// DialTLS speaks the native protocol over TLS with c (the server's tcp_port_secure).
+func DialTLS(c *tls.Config) DialOption { return func(o *ch.Options) { o.TLS = c } }
+
+// IsAuthError reports whether err is the server refusing the login: unknown user, wrong or
+// missing password, authentication failed (codes 192–194 and 516). Waiting does not help.
+func IsAuthError(err error) bool {
+	var ex *ch.Exception
+	if !errors.As(err, &ex) {
+		return false
+	}
+	switch ex.Code {
+	case 192, 193, 194, 516:
+		return true
+	}
+	return false
 }
