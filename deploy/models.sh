@@ -47,5 +47,6 @@ for line in "${manifest[@]}"; do
 done
 echo "models: all present in $dest/"
 
-# Face photos for the internal/face tests (an npm package's demo images; see MODELS.md).
-internal/face/testdata/fetch.sh
+# Face photos for the internal/face tests (an npm package's demo images; see MODELS.md); not
+# for an image (IDSTREAM_MODELS_ONLY=1).
+if [ "${IDSTREAM_MODELS_ONLY:-}" != "1" ]; then internal/face/testdata/fetch.sh; fi

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -278,6 +279,33 @@ func dialClickHouse(ctx context.Context, addr string, c Connections, wait time.D
 		}
 	}
 }
+
+// runProbe GETs one URL and succeeds when it answers 2xx within probeTimeout: the health
+// check of the image, which has no curl (docker compose, Kubernetes exec probes).
+func runProbe(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) != 1 {
+		return fmt.Errorf("%w: probe takes one URL", errUsage)
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, args[0], nil)
+	if err != nil {
+		return fmt.Errorf("probe: %w", err)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("probe: %w", err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode/100 != 2 {
+		return fmt.Errorf("probe %s: HTTP %d", args[0], res.StatusCode)
+	}
+	fmt.Fprintf(stdout, "%s: HTTP %d\n", args[0], res.StatusCode)
+	return nil
+}
+
+// probeTimeout bounds a probe.
+const probeTimeout = 3 * time.Second
 
 // runTopics creates the topics of the contract on KAFKA_BROKERS, or checks them, waiting
 // for brokers that do not answer yet as a service process does.

@@ -27,6 +27,7 @@ Usage:
   idstream sink <name> [flags]      one sink (webhook, clickhouse) against KAFKA_BROKERS
   idstream migrate [flags]          apply the ClickHouse migrations at --clickhouse-addr
   idstream topics [flags]           create or check the topics on KAFKA_BROKERS
+  idstream probe URL                exit 0 if URL answers 2xx within 3 s (a container's health check)
   idstream sample-image [--kind K] [--seed N]  write a synthetic document JPEG to stdout (for trying the API)
   idstream eval --corpus DIR [--build N]  run a labelled corpus through the pipeline and print its figures (make eval)
   idstream bench [--flow F] [--concurrency 1,2,4 | --rate R,…]  drive whole sessions through a running service
@@ -77,6 +78,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runMigrate(ctx, args[1:], stdout, logger)
 	case "sink":
 		err = runSink(ctx, args[1:], logger)
+	case "probe":
+		err = runProbe(ctx, args[1:], stdout)
 	case "topics":
 		err = runTopics(ctx, args[1:], stdout, logger)
 	case "sample-image":
