@@ -30,7 +30,6 @@ var apiOperations = []string{
 	"POST /v1/consents",
 	"GET /healthz",
 	"GET /readyz",
-	"GET /metrics",
 	"GET /openapi.json",
 }
 

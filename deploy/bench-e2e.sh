@@ -32,6 +32,7 @@ if [ "$FLOW" = chip_id_card ]; then
 fi
 "$BIN" dev --data-dir "$DIR/dev" --edge-addr "$EDGE" --consent-addr 127.0.0.1:18081 \
   --kafka-addr 127.0.0.1:19092 --registry-addr 127.0.0.1:18082 --clickhouse-addr 127.0.0.1:19000 \
+  --metrics-addr 127.0.0.1:19464 \
   ${TRUST[@]+"${TRUST[@]}"} > "$DIR/dev.log" 2>&1 &
 DEV=$!
 trap 'kill $DEV 2>/dev/null; wait $DEV 2>/dev/null || true' EXIT
@@ -46,5 +47,5 @@ BUILD=()
 [ -f "$DIR/corpus/corpus.json" ] || BUILD=(--build 2 --seed 4242)
 LOAD=(--concurrency "$LEVELS")
 [ -z "${BENCH_RATES:-}" ] || LOAD=(--rate "$BENCH_RATES")
-"$BIN" bench --url "http://$EDGE" --data-dir "$DIR/dev" --corpus "$DIR/corpus" "${BUILD[@]}" \
+"$BIN" bench --url "http://$EDGE" --metrics http://127.0.0.1:19464/metrics --data-dir "$DIR/dev" --corpus "$DIR/corpus" "${BUILD[@]}" \
   --flow "$FLOW" ${CHIP[@]+"${CHIP[@]}"} --sessions "$SESSIONS" "${LOAD[@]}" --out "$DIR/report"

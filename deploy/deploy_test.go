@@ -195,9 +195,14 @@ func TestComposeFile(t *testing.T) {
 	if err != nil {
 		t.Fatalf("docker-compose.yml: %v", err)
 	}
-	for _, name := range []string{"redpanda", "clickhouse", "edge", "consent"} {
-		if s, err := p.GetService(name); err != nil || s.HealthCheck == nil {
-			t.Errorf("%s has no health check (%v)", name, err)
+	for _, s := range p.Services {
+		job := s.Name == "topics" || s.Name == "migrate"
+		if hc := s.HealthCheck; !job && (hc == nil || hc.Disable || len(hc.Test) == 0) {
+			t.Errorf("%s has no health check", s.Name)
+		}
+		if len(s.Command) > 0 && (s.Command[0] == "process" || s.Command[0] == "sink" || s.Command[0] == "edge") &&
+			(s.Environment["IDSTREAM_METRICS_ADDR"] == nil || !strings.HasSuffix(*s.Environment["IDSTREAM_METRICS_ADDR"], ":9464")) {
+			t.Errorf("%s serves no /metrics on :9464, where deploy/prometheus/prometheus.yml scrapes", s.Name)
 		}
 	}
 	for job, server := range map[string]string{"topics": "redpanda", "migrate": "clickhouse"} {

@@ -94,7 +94,7 @@ func TestShedding(t *testing.T) {
 	}
 	r = e.doJSON("POST", "/v1/ekyc/sessions/"+s.SessionID+"/document", s.SDKToken, map[string]any{"side": "sideways", "image": img})
 	expectProblem(t, r, http.StatusUnprocessableEntity, CodeInvalidRequest)
-	metrics := string(e.do("GET", "/metrics", "", "", nil).body)
+	metrics := e.metrics()
 	for _, want := range []string{`idstream_edge_backlog_seconds{stage="gate"} 1.2`, `idstream_edge_backlog_seconds{stage="pipeline"} 7.3`} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("metrics lack %s", want)

@@ -166,7 +166,16 @@ func (s *Server) answerWithQuality(c *fiber.Ctx, captureID, step string) error {
 	}
 	ctx, cancel := context.WithTimeout(c.UserContext(), s.cfg.QualityBudget)
 	defer cancel()
+	start := s.now()
 	q, err := s.cfg.QualityReplies.Wait(ctx, captureID)
+	answer := CaptureStatusPending
+	switch {
+	case err == nil && q != nil && q.Passed:
+		answer = CaptureStatusAccepted
+	case err == nil && q != nil:
+		answer = CaptureStatusRetake
+	}
+	s.metrics.gate.WithLabelValues(step, answer).Observe(s.now().Sub(start).Seconds())
 	if err != nil || q == nil {
 		if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 			s.log.Warn("edge: quality reply", "request_id", requestID(c), "capture_id", captureID, "err", err)

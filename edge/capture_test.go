@@ -73,6 +73,15 @@ func TestDocumentStepJSONRetakeAndPending(t *testing.T) {
 	if m := r.json(t); r.status != http.StatusAccepted || m["status"] != "pending" || m["step"] != "document_front" || m["quality"] != nil {
 		t.Fatalf("pending: %d %v", r.status, m)
 	}
+	metrics := e.metrics()
+	for _, want := range []string{
+		`idstream_edge_gate_wait_seconds_count{answer="retake",step="document_back"} 1`,
+		`idstream_edge_gate_wait_seconds_count{answer="pending",step="document_front"} 1`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
 }
 
 func TestSelfieStepWithVideo(t *testing.T) {

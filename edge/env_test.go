@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/idstream/idstream/internal/tenant"
 	"github.com/idstream/idstream/schemas"
@@ -40,6 +41,7 @@ type env struct {
 	blobs    *memBlobs
 	clock    *testClock
 	ready    bool
+	registry *prometheus.Registry // the edge's metrics
 }
 
 type envOption func(*Config)
@@ -61,7 +63,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 		Tenants: reg, Publisher: e.pub, Encoder: jsonEncoder{}, Sessions: e.sessions,
 		QualityReplies: e.quality, Blobs: e.blobs, TokenSecret: bytes.Repeat([]byte("k"), 32),
 		QualityBudget: 20 * time.Millisecond, Clock: e.clock.Now,
-		Registerer: promReg, Gatherer: promReg, Ready: func() bool { return e.ready },
+		Registerer: promReg, Ready: func() bool { return e.ready },
 		OpenAPIJSON: []byte(`{"openapi":"3.1.0"}`),
 	}
 	for _, o := range opts {
@@ -71,7 +73,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	e.srv = srv
+	e.srv, e.registry = srv, promReg
 	t.Cleanup(func() { _ = srv.App().Shutdown() })
 	return e
 }
@@ -249,4 +251,15 @@ func multipartBody(t *testing.T, fields map[string]string, parts ...part) (strin
 		t.Fatal(err)
 	}
 	return w.FormDataContentType(), b.Bytes()
+}
+
+// metrics renders the edge's metrics in the Prometheus text format, as a scrape reads them.
+func (e *env) metrics() string {
+	e.t.Helper()
+	rec := httptest.NewRecorder()
+	promhttp.HandlerFor(e.registry, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if rec.Code != 200 {
+		e.t.Fatalf("metrics: %d %s", rec.Code, rec.Body)
+	}
+	return rec.Body.String()
 }

@@ -7,9 +7,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	prob "github.com/idstream/idstream/internal/problem"
 )
@@ -42,6 +40,7 @@ func (s *Server) problems() *prob.Handler {
 type metrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	gate     *prometheus.HistogramVec // the wait for the quality gate's answer, by step and answer
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -55,8 +54,13 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help:    "HTTP request latency at the edge, by route, method and status.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 1.5, 2.5, 5, 10},
 		}, []string{"route", "method", "status"}),
+		gate: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "idstream", Subsystem: "edge", Name: "gate_wait_seconds",
+			Help:    "How long a capture request waited for the quality gate, by step and answer (accepted, retake, pending: no answer within the budget).",
+			Buckets: []float64{.025, .05, .1, .15, .25, .5, .75, 1, 1.5, 2, 3, 5},
+		}, []string{"step", "answer"}),
 	}
-	for _, col := range []prometheus.Collector{m.requests, m.latency} {
+	for _, col := range []prometheus.Collector{m.requests, m.latency, m.gate} {
 		if err := reg.Register(col); err != nil {
 			return nil, err
 		}
@@ -128,10 +132,6 @@ func (s *Server) readyz(c *fiber.Ctx) error {
 		return problem(fiber.StatusServiceUnavailable, CodeNotReady, "the service is starting or its dependencies are unavailable")
 	}
 	return c.JSON(fiber.Map{"status": "ready"})
-}
-
-func (s *Server) metricsHandler() fiber.Handler {
-	return adaptor.HTTPHandler(promhttp.HandlerFor(s.cfg.Gatherer, promhttp.HandlerOpts{}))
 }
 
 func (s *Server) openapi(c *fiber.Ctx) error {

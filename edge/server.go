@@ -61,10 +61,10 @@ type Config struct {
 	MaxVideoBytes int           // default DefaultMaxVideoBytes
 	Clock         func() time.Time
 	Logger        *slog.Logger
-	// Registerer and Gatherer receive and expose the edge's metrics; both nil: a private
-	// registry, served on /metrics.
+	// Registerer receives the edge's metrics (nil: they are dropped). The edge does not serve
+	// them: its port is public; the process serves its registry on its own metrics address
+	// (idstream --metrics-addr).
 	Registerer  prometheus.Registerer
-	Gatherer    prometheus.Gatherer
 	Ready       func() bool // nil: always ready
 	OpenAPIJSON []byte      // served on GET /openapi.json; nil: 404
 }
@@ -130,12 +130,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.Registerer == nil && cfg.Gatherer == nil {
-		reg := prometheus.NewRegistry()
-		cfg.Registerer, cfg.Gatherer = reg, reg
-	}
-	if cfg.Registerer == nil || cfg.Gatherer == nil {
-		return nil, errors.New("edge: Config.Registerer and Config.Gatherer go together")
+	if cfg.Registerer == nil {
+		cfg.Registerer = prometheus.NewRegistry()
 	}
 	m, err := newMetrics(cfg.Registerer)
 	if err != nil {
@@ -211,7 +207,6 @@ func (s *Server) routes() {
 
 	a.Get("/healthz", s.healthz)
 	a.Get("/readyz", s.readyz)
-	a.Get("/metrics", s.metricsHandler())
 	a.Get("/openapi.json", s.openapi)
 
 	v1 := a.Group("/v1")

@@ -83,19 +83,16 @@ func NewAsyncRunner(g AsyncGroup, opts ...Option) (*AsyncRunner, error) {
 		return nil, fmt.Errorf("new async runner %s: %w", g.Name, err)
 	}
 	r := &AsyncRunner{g: g, cfg: cfg, parts: make(map[int32]*asyncPartition)}
-	r.cl, err = kgo.NewClient(cfg.baseOpts(append(groupLiveness(),
+	r.cl, err = kgo.NewClient(cfg.baseOpts(append(append(groupLiveness(),
 		kgo.ConsumerGroup(g.Name),
 		kgo.ConsumeTopics(g.Input),
 		kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(), // Release never races a record being taken
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.OnPartitionsRevoked(func(ctx context.Context, _ *kgo.Client, m map[string][]int32) {
-			r.release(ctx, m[g.Input], false)
-		}),
-		kgo.OnPartitionsLost(func(ctx context.Context, _ *kgo.Client, m map[string][]int32) {
-			r.release(ctx, m[g.Input], true)
-		}),
-	)...)...)
+	), cfg.rebalanceOpts(g.Name, rebalance{
+		revoked: func(ctx context.Context, _ *kgo.Client, m map[string][]int32) { r.release(ctx, m[g.Input], false) },
+		lost:    func(ctx context.Context, _ *kgo.Client, m map[string][]int32) { r.release(ctx, m[g.Input], true) },
+	})...)...)...)
 	if err != nil {
 		return nil, fmt.Errorf("new async runner %s: %w", g.Name, err)
 	}

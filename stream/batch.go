@@ -73,7 +73,7 @@ func NewBatchRunner(g BatchGroup, opts ...Option) (*BatchRunner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new batch runner %s: %w", g.Name, err)
 	}
-	cl, ks, proc, stop, err := newGroupClient(cfg, g.Name, g.Inputs)
+	cl, ks, proc, stop, err := newGroupClient(cfg, g.Name, g.Inputs, rebalance{})
 	if err != nil {
 		return nil, fmt.Errorf("new batch runner %s: %w", g.Name, err)
 	}

@@ -45,6 +45,7 @@ type config struct {
 	background *Background    // the threads of a runner's handler calls (WithBackground); nil: its own
 	tls        *tls.Config    // WithTLS; nil: plaintext
 	sasl       sasl.Mechanism // WithSASL; nil: none
+	health     *Health        // WithHealth; nil: none
 }
 
 func newConfig(opts []Option) (config, error) {
@@ -135,6 +136,9 @@ func (c *config) baseOpts(extra ...kgo.Opt) []kgo.Opt {
 		kgo.RecordPartitioner(KeyPartitioner()),
 	}
 	opts = append(opts, c.securityOpts()...)
+	if c.health != nil {
+		opts = append(opts, kgo.WithHooks(c.health))
+	}
 	opts = append(opts, extra...)
 	return append(opts, c.kgoOpts...)
 }

@@ -51,11 +51,11 @@ func NewRunner(g Group, opts ...Option) (*Runner, error) {
 		return nil, fmt.Errorf("new runner %s: %w", g.Name, err)
 	}
 	r := &Runner{g: g, cfg: cfg}
-	extra := []kgo.Opt{kgo.RequiredAcks(kgo.AllISRAcks())}
+	var rb rebalance
 	if cfg.unordered > 0 {
-		extra = append(extra, r.unorderedOpts()...)
+		rb = r.unorderedRebalance()
 	}
-	r.cl, r.ks, r.proc, r.stop, err = newGroupClient(cfg, g.Name, g.Inputs, extra...)
+	r.cl, r.ks, r.proc, r.stop, err = newGroupClient(cfg, g.Name, g.Inputs, rb, kgo.RequiredAcks(kgo.AllISRAcks()))
 	if err != nil {
 		return nil, fmt.Errorf("new runner %s: %w", g.Name, err)
 	}
@@ -66,11 +66,13 @@ func NewRunner(g Group, opts ...Option) (*Runner, error) {
 }
 
 // newGroupClient creates the consumer-group client of a runner: inputs read_committed,
-// offsets committed by the runner, rebalances held while polled records are in hand, and
-// connections a killSwitch can cut. proc is the client's context; stop cancels it.
-func newGroupClient(cfg config, group string, inputs []string, extra ...kgo.Opt) (cl *kgo.Client, ks *killSwitch, proc context.Context, stop context.CancelFunc, err error) {
+// offsets committed by the runner, rebalances held while polled records are in hand, rb's
+// callbacks, and connections a killSwitch can cut. proc is the client's context; stop
+// cancels it.
+func newGroupClient(cfg config, group string, inputs []string, rb rebalance, extra ...kgo.Opt) (cl *kgo.Client, ks *killSwitch, proc context.Context, stop context.CancelFunc, err error) {
 	ks = newKillSwitch(cfg.dial)
 	proc, stop = context.WithCancel(context.Background())
+	extra = append(cfg.rebalanceOpts(group, rb), extra...)
 	cl, err = kgo.NewClient(cfg.baseOpts(append(append(groupLiveness(),
 		kgo.WithContext(proc),
 		kgo.Dialer(ks.dial),

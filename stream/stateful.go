@@ -76,7 +76,7 @@ func NewStatefulRunner(g StatefulGroup, opts ...Option) (*StatefulRunner, error)
 		owned: make(map[int32]partState),
 	}
 	r.proc, r.stop = context.WithCancel(context.Background())
-	sess, err := kgo.NewGroupTransactSession(cfg.baseOpts(append(groupLiveness(),
+	sess, err := kgo.NewGroupTransactSession(cfg.baseOpts(append(append(groupLiveness(),
 		kgo.WithContext(r.proc),
 		kgo.Dialer(r.ks.dial),
 		kgo.TransactionalID(txnID),
@@ -87,10 +87,7 @@ func NewStatefulRunner(g StatefulGroup, opts ...Option) (*StatefulRunner, error)
 		kgo.Balancers(kgo.RangeBalancer()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.RequireStableFetchOffsets(),
-		kgo.OnPartitionsAssigned(r.onAssigned),
-		kgo.OnPartitionsRevoked(r.onRevoked),
-		kgo.OnPartitionsLost(r.onRevoked),
-	)...)...)
+	), cfg.rebalanceOpts(g.Name, rebalance{assigned: r.onAssigned, revoked: r.onRevoked, lost: r.onRevoked})...)...)...)
 	if err != nil {
 		r.stop()
 		return nil, fmt.Errorf("new stateful runner %s: %w", g.Name, err)

@@ -78,17 +78,13 @@ func newUnordered(n int, killed context.Context) *unordered {
 	return u
 }
 
-// unorderedOpts are the client options of an unordered runner: a partition taken away is
-// released first (its records in hand finished, their prefix committed), a partition lost is
-// forgotten.
-func (r *Runner) unorderedOpts() []kgo.Opt {
-	return []kgo.Opt{
-		kgo.OnPartitionsRevoked(func(ctx context.Context, _ *kgo.Client, m map[string][]int32) {
-			r.release(ctx, m, false)
-		}),
-		kgo.OnPartitionsLost(func(ctx context.Context, _ *kgo.Client, m map[string][]int32) {
-			r.release(ctx, m, true)
-		}),
+// unorderedRebalance is the rebalance callbacks of an unordered runner: a partition taken
+// away is released first (its records in hand finished, their prefix committed), a
+// partition lost is forgotten.
+func (r *Runner) unorderedRebalance() rebalance {
+	return rebalance{
+		revoked: func(ctx context.Context, _ *kgo.Client, m map[string][]int32) { r.release(ctx, m, false) },
+		lost:    func(ctx context.Context, _ *kgo.Client, m map[string][]int32) { r.release(ctx, m, true) },
 	}
 }
 

@@ -103,7 +103,6 @@ func (s *Service) startEdge(topology.Node) error {
 		MaxPipelineWait: s.cfg.MaxPipelineWait,
 		Logger:          s.log.With("component", "edge"),
 		Registerer:      s.reg,
-		Gatherer:        s.reg,
 		// Ready once the session view and the consent index have caught up with their
 		// topics: before, Session Init for a consent-requiring tenant answers 503.
 		Ready:          func() bool { return s.states.Ready() && consents.Ready() },

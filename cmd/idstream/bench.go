@@ -64,7 +64,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&o.url, "url", "http://127.0.0.1:8080", "the edge's base URL")
 	fs.StringVar(&o.apiKey, "api-key", os.Getenv("IDSTREAM_API_KEY"), "an API key of a tenant (default: $IDSTREAM_API_KEY, else the dev sandbox's key in --data-dir)")
 	fs.StringVar(&o.dataDir, "data-dir", envOr("data-dir", ".data"), "the dev service's data dir (its sandbox API key)")
-	fs.StringVar(&metrics, "metrics", "", "comma-separated /metrics URLs of every process of the service (default: the edge's)")
+	fs.StringVar(&metrics, "metrics", "http://"+devMetricsAddr+"/metrics", "comma-separated /metrics URLs (each process's --metrics-addr) of every process of the service")
 	fs.StringVar(&o.corpus, "corpus", ".data/bench-corpus", "corpus directory (internal/evaluation's format)")
 	fs.StringVar(&o.modelsDir, "models-dir", envOr("models-dir", "models"), "face photos for --build")
 	fs.IntVar(&o.build, "build", 0, "first build a corpus of N documents per type into --corpus")
@@ -97,9 +97,6 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("%w: --rate: %w", errUsage, err)
 		}
 		o.concurrency = nil
-	}
-	if metrics == "" {
-		metrics = strings.TrimRight(o.url, "/") + "/metrics"
 	}
 	o.metrics = strings.Split(metrics, ",")
 	if o.apiKey == "" {

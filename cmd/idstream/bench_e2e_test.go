@@ -136,7 +136,7 @@ func runBenchOn(t *testing.T, s *testEnv, dir string, args ...string) ([]loadben
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var stdout bytes.Buffer
-	args = append([]string{"--url", "http://" + s.edgeAddr, "--api-key", newClient(t, s).key, "--corpus", corpus, "--out", out}, args...)
+	args = append([]string{"--url", "http://" + s.edgeAddr, "--metrics", "http://" + s.opsAddr + "/metrics", "--api-key", newClient(t, s).key, "--corpus", corpus, "--out", out}, args...)
 	if err := runBench(ctx, args, &stdout, io.Discard); err != nil {
 		t.Fatalf("bench: %v\n%s", err, stdout.String())
 	}

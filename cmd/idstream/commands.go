@@ -28,6 +28,9 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, log *slog.Logg
 		return err
 	}
 	cfg.Groups, cfg.Sinks, cfg.StartClickHouse = allGroups, allSinks, true
+	if cfg.MetricsAddr == "" {
+		cfg.MetricsAddr = devMetricsAddr
+	}
 	s, err := Start(ctx, cfg, serviceOptions{withEdge: true, withConsent: true, withRegistry: cfg.IdentityURL == "", cores: spareProcessor()}, log)
 	if err != nil {
 		return err
@@ -36,6 +39,10 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, log *slog.Logg
 	printBanner(stdout, s)
 	return waitStop(ctx, s)
 }
+
+// devMetricsAddr is where dev serves /metrics, /healthz and /readyz unless --metrics-addr
+// says otherwise.
+const devMetricsAddr = "127.0.0.1:9464"
 
 // spareProcessor gives the Go runtime one processor more than the cores it found, unless
 // GOMAXPROCS says otherwise, and returns the cores. For a process where the gate and the
@@ -81,7 +88,9 @@ func printBanner(w io.Writer, s *Service) {
 		fmt.Fprintf(w, "  sandbox tenant %q, API key: %s\n", "sandbox", s.secrets.APIKey)
 		fmt.Fprintf(w, "  secrets (one file each): %s/sandbox-api-key, sandbox-admin-key, sandbox-cmp-api-key, sandbox-webhook-secret\n", s.cfg.DataDir)
 	}
-	fmt.Fprintf(w, "  metrics: http://%s/metrics\n", s.edgeAddr)
+	if s.opsAddr != "" {
+		fmt.Fprintf(w, "  metrics: http://%s/metrics (and /healthz, /readyz)\n", s.opsAddr)
+	}
 }
 
 // runBroker runs the embedded broker (franz-go's kfake, the one dev runs) as a process of its

@@ -37,6 +37,7 @@ type Config struct {
 	QualityBudget   time.Duration   // --quality-budget: how long a step request waits for the gate
 	MaxPipelineWait time.Duration   // --max-pipeline-wait: the edge sheds beyond it; 0 never sheds
 	PprofAddr       string          // --pprof-addr: Go's profiles of the process (empty: off)
+	MetricsAddr     string          // --metrics-addr: /metrics, /healthz, /readyz of the process (empty: off)
 	Brokers         []string        // KAFKA_BROKERS: external cluster instead of the embedded broker
 	RegistryURL     string          // SCHEMA_REGISTRY_URL: Confluent wire format through a registry
 	TokenSecret     string          // IDSTREAM_TOKEN_SECRET: HMAC key for sdk tokens (dev: generated)
@@ -69,6 +70,7 @@ func flagSet(name string, cfg *Config) *flag.FlagSet {
 	str(&cfg.RegistryAddr, "registry-addr", "127.0.0.1:8082", "sandbox registry listen address (dev, registry-sandbox)")
 	str(&cfg.IdentityURL, "registry-url", "", "base URL of the identity registry API (dev: its sandbox)")
 	str(&cfg.PprofAddr, "pprof-addr", "", "serve Go's profiles (net/http/pprof) on this address, e.g. 127.0.0.1:6060; unauthenticated, keep it private; empty: off")
+	str(&cfg.MetricsAddr, "metrics-addr", "", "serve the process's Prometheus /metrics, /healthz and /readyz on this address, apart from the public ports (dev: 127.0.0.1:9464 unless set); unauthenticated, keep it private; empty: off")
 	host, _ := os.Hostname()
 	str(&cfg.InstanceID, "instance-id", host, "stable id of this replica, unique among the replicas of a group; a restarted replica with the same id fences its crashed predecessor's open transaction at once")
 	parts, _ := strconv.Atoi(envOr("partitions", "6"))

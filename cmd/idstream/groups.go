@@ -135,7 +135,7 @@ func (s *Service) decisionGroup() (stream.StatefulGroup, error) {
 	if err != nil {
 		return stream.StatefulGroup{}, err
 	}
-	return decision.NewGroup(s.codec, p), nil
+	return decision.NewGroup(s.codec, p, decision.WithMetrics(s.reg)), nil
 }
 
 // qualityGroup declares the quality gate, with a face detector for the selfie's framing.

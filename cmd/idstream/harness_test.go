@@ -93,6 +93,7 @@ func testService(t testing.TB, groups []string, mutate ...func(*Config)) *testEn
 		ConsentAddr:   "127.0.0.1:0",
 		RegistryAddr:  "127.0.0.1:0",
 		KafkaAddr:     "127.0.0.1:0",
+		MetricsAddr:   "127.0.0.1:0",
 		Partitions:    3,
 		QualityBudget: 3 * time.Second,
 		Groups:        groups,

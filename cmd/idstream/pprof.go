@@ -22,13 +22,20 @@ func (s *Service) startPprof(addr string) error {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	var err error
+	s.pprofAddr, err = s.serveHTTP("pprof", addr, mux)
+	return err
+}
+
+// serveHTTP serves handler on addr (net/http, not the edge's fiber) until the service stops,
+// and returns the address it listens on.
+func (s *Service) serveHTTP(name, addr string, handler http.Handler) (string, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("pprof listen: %w", err)
+		return "", fmt.Errorf("%s listen: %w", name, err)
 	}
-	s.pprofAddr = ln.Addr().String()
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	s.spawn("pprof", func(ctx context.Context) error {
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 5 * time.Second}
+	s.spawn(name, func(ctx context.Context) error {
 		go func() {
 			<-ctx.Done()
 			_ = srv.Close()
@@ -38,5 +45,5 @@ func (s *Service) startPprof(addr string) error {
 		}
 		return nil
 	})
-	return nil
+	return ln.Addr().String(), nil
 }

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -99,6 +100,11 @@ type Service struct {
 	edgeAddr   string
 
 	pprofAddr string // where --pprof-addr serves (startPprof)
+	opsAddr   string // where --metrics-addr serves (startOps)
+	// health follows this process's Kafka clients (every one gets it); started is set once
+	// Start has started every component, before which the ops /readyz reads nothing else.
+	health  *stream.Health
+	started atomic.Bool
 
 	faces      map[string]*face.Engine // per group that looks at faces (faceEngine)
 	ocrReader  *docread.Reader         // the ocr group's Tesseract clients, closed after the groups stop
@@ -147,6 +153,12 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 	s.metrics = stream.NewMetrics(s.reg)
 	if cfg.PprofAddr != "" {
 		if err := s.startPprof(cfg.PprofAddr); err != nil {
+			return s, err
+		}
+	}
+	s.health = stream.NewHealth()
+	if cfg.MetricsAddr != "" {
+		if err := s.startOps(cfg.MetricsAddr); err != nil {
 			return s, err
 		}
 	}
@@ -219,6 +231,7 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 			return s, fmt.Errorf("%s %s: %w", c.name, c.node.Kind, err)
 		}
 	}
+	s.started.Store(true)
 	return s, nil
 }
 
@@ -316,6 +329,7 @@ func (s *Service) runtimeOpts(group string) []stream.Option {
 		stream.WithMetrics(s.metrics),
 		stream.WithClientID("idstream-" + group),
 		stream.WithKgoOpts(s.kgoOpts...),
+		stream.WithHealth(s.health),
 	}, s.kafkaOpts...)
 }
 

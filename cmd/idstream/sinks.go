@@ -20,12 +20,13 @@ func (s *Service) startWebhookSink(topology.Node) error {
 		return err
 	}
 	sink, err := webhook.NewSink(webhook.Config{
-		Runtime:  append(s.runtimeOpts("webhook"), stream.WithLogger(s.log.With("sink", "webhook"))),
-		Tenants:  tenants,
-		Codec:    s.codec,
-		Producer: producer,
-		Logger:   s.log.With("sink", "webhook"),
-		Schedule: webhook.Schedule(s.cfg.WebhookRetries), // nil: the default
+		Runtime:    append(s.runtimeOpts("webhook"), stream.WithLogger(s.log.With("sink", "webhook"))),
+		Tenants:    tenants,
+		Codec:      s.codec,
+		Producer:   producer,
+		Logger:     s.log.With("sink", "webhook"),
+		Schedule:   webhook.Schedule(s.cfg.WebhookRetries), // nil: the default
+		Registerer: s.reg,
 	})
 	if err != nil {
 		return err

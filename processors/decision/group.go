@@ -7,7 +7,10 @@ package decision
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
@@ -27,8 +30,13 @@ const GroupName = "decision"
 // (retried, then dead-lettered) for a record of another topic, an undecodable snapshot or a
 // snapshot whose session id is not its key. p should be valid (see Policy.Validate).
 // The handler is safe for concurrent use.
-func NewGroup(codec stream.Codec, p Policy) stream.StatefulGroup {
+func NewGroup(codec stream.Codec, p Policy, opts ...Option) stream.StatefulGroup {
 	g := &group{codec: codec, policy: p}
+	for _, o := range opts {
+		if o != nil {
+			o(g)
+		}
+	}
 	input := stream.OnTable(schemas.SessionStates, g.decide).WithTombstones(g.erase)
 	handle := stream.HandleTable(GroupName, codec, input)
 	return stream.StatefulGroup{
@@ -47,8 +55,34 @@ func NewGroup(codec stream.Codec, p Policy) stream.StatefulGroup {
 }
 
 type group struct {
-	codec  stream.Codec
-	policy Policy
+	codec   stream.Codec
+	policy  Policy
+	decided *prometheus.CounterVec // WithMetrics; nil: not counted
+}
+
+// Option configures NewGroup.
+type Option func(*group)
+
+// WithMetrics counts the decisions the group emits in idstream_decisions_total{flow,
+// outcome} on reg (a collector of that name already there is used). A decision counts when
+// its handler emits it: one whose transaction aborts and is decided again counts twice, so
+// the counter can exceed the sessions decided, never fall short of them.
+func WithMetrics(reg prometheus.Registerer) Option {
+	return func(g *group) {
+		c := prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "idstream_decisions_total", Help: "Decisions emitted by the decision group, by flow and outcome.",
+		}, []string{"flow", "outcome"})
+		if err := reg.Register(c); err != nil {
+			var are prometheus.AlreadyRegisteredError
+			if !errors.As(err, &are) {
+				return
+			}
+			if c, _ = are.ExistingCollector.(*prometheus.CounterVec); c == nil {
+				return
+			}
+		}
+		g.decided = c
+	}
 }
 
 // erase answers a snapshot's tombstone (the session's erasure) with the decision's: its
@@ -72,6 +106,9 @@ func (g *group) decide(_ context.Context, rec *stream.Record, st *schemas.Sessio
 	out, err := stream.Emit(g.codec, schemas.Decisions, rec.Key, d)
 	if err != nil {
 		return nil, err
+	}
+	if g.decided != nil {
+		g.decided.WithLabelValues(d.Flow, d.Outcome).Inc()
 	}
 	return []stream.Output{out}, nil
 }

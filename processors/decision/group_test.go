@@ -2,7 +2,11 @@ package decision
 
 import (
 	"context"
+	"errors"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/idstream/idstream/internal/flow"
 	"github.com/idstream/idstream/schemas"
@@ -66,7 +70,8 @@ func TestGroupDeclaration(t *testing.T) {
 
 func TestGroupDecidesOnce(t *testing.T) {
 	c := newCodec(t)
-	g := NewGroup(c, DefaultPolicy(flow.Default()))
+	reg := prometheus.NewRegistry()
+	g := NewGroup(c, DefaultPolicy(flow.Default()), WithMetrics(reg))
 	table := memTable{}
 	ctx := context.Background()
 	handle := func(st *schemas.SessionState, offset int64) []stream.Output {
@@ -113,6 +118,9 @@ func TestGroupDecidesOnce(t *testing.T) {
 	if outs := handle(decided, 4); len(outs) != 0 {
 		t.Fatalf("decided snapshot produced output: %+v", outs)
 	}
+	if n := testutil.ToFloat64(verifiedCounter(t, reg, d.Flow)); n != 1 {
+		t.Errorf("idstream_decisions_total{flow=%s,outcome=verified} = %v, want 1", d.Flow, n)
+	}
 
 	// Erasure tombstones the decision.
 	outs, err := g.Handler(ctx, &stream.Record{Topic: schemas.TopicSessionState, Key: []byte(sid), Offset: 5}, table)
@@ -142,4 +150,16 @@ func TestGroupRejectsBadRecords(t *testing.T) {
 			}
 		})
 	}
+}
+
+// verifiedCounter returns the verified decisions counter of flow in reg.
+func verifiedCounter(t *testing.T, reg *prometheus.Registry, flowName string) prometheus.Collector {
+	t.Helper()
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "idstream_decisions_total", Help: "Decisions emitted by the decision group, by flow and outcome."}, []string{"flow", "outcome"})
+	err := reg.Register(c)
+	var are prometheus.AlreadyRegisteredError
+	if !errors.As(err, &are) {
+		t.Fatalf("the group registered no idstream_decisions_total: %v", err)
+	}
+	return are.ExistingCollector.(*prometheus.CounterVec).WithLabelValues(flowName, schemas.StatusVerified)
 }

@@ -332,6 +332,8 @@ func (d *deliverer) attempt(it *item) bool {
 		}
 		outs = append(outs, out)
 	}
+	d.s.attempts.WithLabelValues(rec.Outcome).Inc()
+	d.s.duration.WithLabelValues(rec.Outcome).Observe(res.duration.Seconds())
 	if rec.Outcome != schemas.WebhookDelivered {
 		d.s.log.Info("webhook delivery failed", "webhook_id", del.WebhookID, "tenant_id", del.Envelope.TenantID,
 			"attempt", n, "outcome", rec.Outcome, "err", res.err)

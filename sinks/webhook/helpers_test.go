@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idstream/idstream/internal/tenant"
@@ -150,6 +151,8 @@ type env struct {
 	brokers []string
 	codec   *schemas.Codec
 	prod    *stream.Producer
+	// registry holds the metrics of the sink startSink runs.
+	registry *prometheus.Registry
 }
 
 func kgoTestOpts() []kgo.Opt {
@@ -188,7 +191,7 @@ func newEnv(t testing.TB) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(prod.Close)
-	return &env{t: t, brokers: brokers, codec: codec, prod: prod}
+	return &env{t: t, brokers: brokers, codec: codec, prod: prod, registry: prometheus.NewRegistry()}
 }
 
 // startSink runs a sink with a millisecond schedule until the test ends.
@@ -197,6 +200,7 @@ func (e *env) startSink(tenants *tenant.Registry, schedule Schedule) *Sink {
 	s, err := NewSink(Config{
 		Tenants: tenants, Codec: e.codec, Producer: e.prod,
 		Schedule: schedule, Timeout: 5 * time.Second, CommitInterval: 50 * time.Millisecond,
+		Registerer: e.registry,
 		Runtime: []stream.Option{
 			stream.WithBrokers(e.brokers), stream.WithKgoOpts(kgoTestOpts()...), stream.WithRetry(3, time.Millisecond),
 		},
@@ -301,4 +305,24 @@ func bodyOf(t testing.TB, raw []byte) (typ, ts, sessionID, status string) {
 		t.Fatalf("webhook body: %v", err)
 	}
 	return b.Type, b.Timestamp, b.Data.SessionID, b.Data.Status
+}
+
+// attemptsCounted returns idstream_webhook_attempts_total{outcome} of the env's sink.
+func (e *env) attemptsCounted(outcome string) float64 {
+	e.t.Helper()
+	mfs, err := e.registry.Gather()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "idstream_webhook_attempts_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if m.GetLabel()[0].GetValue() == outcome {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
 }

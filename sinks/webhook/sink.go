@@ -38,6 +38,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/idstream/idstream/internal/tenant"
 	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/schemas"
@@ -77,13 +79,18 @@ type Config struct {
 	PerTenantConcurrency int           // attempts in flight per tenant (default 8)
 	CommitInterval       time.Duration // how often the deliverer commits (default 1s)
 	UserAgent            string        // User-Agent of deliveries
+	// Registerer receives idstream_webhook_attempts_total{outcome} and
+	// idstream_webhook_attempt_seconds{outcome} (nil: not counted).
+	Registerer prometheus.Registerer
 }
 
 // Sink is the webhook sink. Create it with NewSink and run it with Run.
 type Sink struct {
-	cfg    Config
-	log    *slog.Logger
-	sender *sender
+	cfg      Config
+	log      *slog.Logger
+	sender   *sender
+	attempts *prometheus.CounterVec   // by outcome
+	duration *prometheus.HistogramVec // by outcome
 }
 
 // NewSink validates cfg and applies its defaults. It returns an error naming the first
@@ -122,11 +129,26 @@ func NewSink(cfg Config) (*Sink, error) {
 	setDefault(&cfg.PerTenantConcurrency, DefaultPerTenantConcurrency)
 	setDefault(&cfg.CommitInterval, DefaultCommitInterval)
 	setDefault(&cfg.UserAgent, DefaultUserAgent)
-	return &Sink{
+	s := &Sink{
 		cfg:    cfg,
 		log:    cfg.Logger,
 		sender: newSender(cfg.Timeout, cfg.MaxResponseBytes, cfg.UserAgent),
-	}, nil
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "idstream_webhook_attempts_total", Help: "Webhook delivery attempts by outcome (delivered, retry, dead_lettered, refused).",
+		}, []string{"outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "idstream_webhook_attempt_seconds", Help: "Duration of a webhook delivery attempt's HTTP exchange, by outcome.",
+			Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"outcome"}),
+	}
+	if cfg.Registerer != nil {
+		for _, c := range []prometheus.Collector{s.attempts, s.duration} {
+			if err := cfg.Registerer.Register(c); err != nil {
+				return nil, fmt.Errorf("webhook sink: metrics: %w", err)
+			}
+		}
+	}
+	return s, nil
 }
 
 func setDefault[T comparable](v *T, def T) {

@@ -94,6 +94,22 @@ func TestReceiverDownThenUp(t *testing.T) {
 	if ids["msg_dec_ses_other"] != 0 {
 		t.Error("a snapshot not produced by the decision fold triggered a webhook")
 	}
+	retries, deliveries := 0, 0
+	for _, a := range all {
+		switch a.Outcome {
+		case schemas.WebhookRetry:
+			retries++
+		case schemas.WebhookDelivered:
+			deliveries++
+		}
+	}
+	// The counters count every attempt made, the topic those recorded: at least as many.
+	if got := e.attemptsCounted(schemas.WebhookRetry); got < float64(retries) || retries == 0 {
+		t.Errorf("idstream_webhook_attempts_total{outcome=retry} = %v, %d retries recorded", got, retries)
+	}
+	if got := e.attemptsCounted(schemas.WebhookDelivered); got < float64(deliveries) || deliveries < n {
+		t.Errorf("idstream_webhook_attempts_total{outcome=delivered} = %v, %d deliveries recorded", got, deliveries)
+	}
 }
 
 // TestDeadLetterThenReplay: an endpoint answering 500 forever gets every attempt of the
