@@ -49,7 +49,6 @@ var apiStatuses = map[string][]string{
 	"POST /v1/consents":                            {"201", "401", "413", "422"},
 	"GET /healthz":                                 {"200"},
 	"GET /readyz":                                  {"200", "503"},
-	"GET /metrics":                                 {"200"},
 	"GET /openapi.json":                            {"200"},
 }
 

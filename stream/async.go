@@ -96,6 +96,7 @@ func NewAsyncRunner(g AsyncGroup, opts ...Option) (*AsyncRunner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new async runner %s: %w", g.Name, err)
 	}
+	cfg.health.member(g.Name, r.cl)
 	return r, nil
 }
 

@@ -2,13 +2,17 @@ package stream
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
-// TestHealth: a Health given to the runners of a process reports the brokers answering and,
-// per group, the partitions its member holds — all of them alone, a share once a second
-// member (another process, another Health) joins, and none for a group never started.
+// TestHealth: a Health given to the runners of a process reports the brokers answering and
+// each group member in its group, a member that left out of it; a member whose partitions go
+// to a second member (another process) stops reporting their lag.
 func TestHealth(t *testing.T) {
 	e := startBroker(t)
 	brokers := e.Addrs()
@@ -16,10 +20,21 @@ func TestHealth(t *testing.T) {
 		TopicSpec{Name: "s.out", Partitions: 4}, TopicSpec{Name: "s.table", Partitions: 4, Compacted: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	var outs []Output
+	for i := range 40 {
+		outs = append(outs, Output{Topic: "h.in", Key: []byte("k" + strconv.Itoa(i)), Value: []byte("v")})
+	}
+	if err := testProducer(t, brokers).Produce(ctx, outs...); err != nil {
+		t.Fatal(err)
+	}
 
-	start := func(h *Health) context.CancelFunc {
-		g := Group{Name: "h.group", Inputs: []string{"h.in"}, Handler: func(context.Context, *Record) ([]Output, error) { return nil, nil }}
-		r, err := NewRunner(g, testOpts(brokers, WithHealth(h))...)
+	handled := make(chan struct{}, 100)
+	start := func(h *Health, m *Metrics) context.CancelFunc {
+		g := Group{Name: "h.group", Inputs: []string{"h.in"}, Handler: func(context.Context, *Record) ([]Output, error) {
+			handled <- struct{}{}
+			return nil, nil
+		}}
+		r, err := NewRunner(g, testOpts(brokers, WithHealth(h), WithMetrics(m))...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,11 +42,11 @@ func TestHealth(t *testing.T) {
 		go func() { _ = r.Run(runCtx) }()
 		return stop
 	}
-	a := NewHealth()
+	a, regA := NewHealth(), prometheus.NewRegistry()
 	if st := a.Status(); !st.BrokerAnswered.IsZero() || len(st.Groups) != 0 {
 		t.Fatalf("a new Health: %+v", st)
 	}
-	stopA := start(a)
+	stopA := start(a, NewMetrics(regA))
 	defer stopA()
 	sr, err := NewStatefulRunner(counterGroup(&counter{}), testOpts(brokers, WithHealth(a))...)
 	if err != nil {
@@ -41,37 +56,46 @@ func TestHealth(t *testing.T) {
 	defer stopSR()
 	go func() { _ = sr.Run(srCtx) }()
 
-	held := func(h *Health, group, topic string) (bool, int) {
-		g := h.Status().Groups[group]
-		return g.Joined, len(g.Partitions[topic])
-	}
-	waitFor := func(what string, ok func() bool) {
+	waitFor := func(what string, h *Health, ok func(HealthStatus) bool) {
 		t.Helper()
-		for !ok() {
+		for !ok(h.Status()) {
 			if ctx.Err() != nil {
-				t.Fatalf("%s: %+v", what, a.Status())
+				t.Fatalf("%s: %+v", what, h.Status())
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	waitFor("both members hold every partition", func() bool {
-		j1, n1 := held(a, "h.group", "h.in")
-		j2, n2 := held(a, "s.counter", "s.in")
-		return j1 && n1 == 4 && j2 && n2 == 4
+	waitFor("both members joined", a, func(st HealthStatus) bool {
+		return st.Groups["h.group"].Joined && st.Groups["s.counter"].Joined
 	})
 	if since := time.Since(a.Status().BrokerAnswered); since > 10*time.Second {
 		t.Errorf("brokers last answered %v ago", since)
 	}
+	for range 40 {
+		select {
+		case <-handled:
+		case <-ctx.Done():
+			t.Fatal("the records were not handled")
+		}
+	}
+	if n := testutil.CollectAndCount(regA, "idstream_consumer_lag"); n != 4 {
+		t.Fatalf("member A reports the lag of %d partitions, want 4", n)
+	}
 
 	b := NewHealth()
-	stopB := start(b)
-	defer stopB()
-	waitFor("the partitions shared with a second member", func() bool {
-		ja, na := held(a, "h.group", "h.in")
-		jb, nb := held(b, "h.group", "h.in")
-		return ja && jb && na > 0 && nb > 0 && na+nb == 4
-	})
+	stopB := start(b, NewMetrics(prometheus.NewRegistry()))
+	waitFor("the second member joined", b, func(st HealthStatus) bool { return st.Groups["h.group"].Joined })
 	if _, ok := b.Status().Groups["s.counter"]; ok {
 		t.Error("the second Health reports a group it has no member of")
 	}
+	deadline := time.Now().Add(10 * time.Second)
+	for testutil.CollectAndCount(regA, "idstream_consumer_lag") == 4 {
+		if time.Now().After(deadline) {
+			t.Fatal("member A still reports the lag of all 4 partitions after sharing them")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	stopB()
+	waitFor("the stopped member out of its group", b, func(st HealthStatus) bool { return !st.Groups["h.group"].Joined })
 }

@@ -117,6 +117,18 @@ func (m *Metrics) observeLag(group string, fetches kgo.Fetches) {
 	})
 }
 
+// forgetLag drops the lag gauges of group's partitions in parts (revoked or lost).
+func (m *Metrics) forgetLag(group string, parts map[string][]int32) {
+	if m == nil {
+		return
+	}
+	for topic, ps := range parts {
+		for _, p := range ps {
+			m.lag.DeleteLabelValues(group, topic, strconv.Itoa(int(p)))
+		}
+	}
+}
+
 func (m *Metrics) countProduced(recs []*kgo.Record) {
 	if m == nil {
 		return

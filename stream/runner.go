@@ -86,6 +86,7 @@ func newGroupClient(cfg config, group string, inputs []string, rb rebalance, ext
 		stop()
 		return nil, nil, nil, nil, err
 	}
+	cfg.health.member(group, cl)
 	return cl, ks, proc, stop, nil
 }
 

@@ -3,7 +3,6 @@ package stream
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"net"
 	"time"
@@ -11,6 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
+
+	"github.com/idstream/idstream/internal/tlsfiles"
 )
 
 // dialTimeout bounds one broker connection attempt (kgo's default).
@@ -66,12 +67,6 @@ func (c *config) securityOpts() []kgo.Opt {
 // wrong password) is not counted: a broker that restarts does the same. Nor is TLS to a
 // plaintext broker, which does not answer the handshake (the dial times out).
 func IsConnectionRefused(err error) bool {
-	var (
-		verify    *tls.CertificateVerificationError
-		unknownCA x509.UnknownAuthorityError
-		hostname  x509.HostnameError
-	)
 	return errors.Is(err, kerr.SaslAuthenticationFailed) || errors.Is(err, kerr.UnsupportedSaslMechanism) ||
-		errors.Is(err, kerr.IllegalSaslState) ||
-		errors.As(err, &verify) || errors.As(err, &unknownCA) || errors.As(err, &hostname)
+		errors.Is(err, kerr.IllegalSaslState) || tlsfiles.IsCertificateError(err)
 }

@@ -93,6 +93,7 @@ func NewStatefulRunner(g StatefulGroup, opts ...Option) (*StatefulRunner, error)
 		return nil, fmt.Errorf("new stateful runner %s: %w", g.Name, err)
 	}
 	r.sess = sess
+	cfg.health.member(g.Name, sess.Client())
 	return r, nil
 }
 

@@ -271,24 +271,14 @@ func startChaos(ctx context.Context, o chaosOptions, stdout, stderr io.Writer) (
 		{Name: "edge", Kind: "edge", Args: []string{"edge", "--edge-addr", edgeAddr, "--instance-id", "edge"}, Ready: chaos.HTTPReady(h.edgeURL + "/readyz")},
 		{Name: "consent", Kind: "consent", Args: []string{"consent", "--consent-addr", consentAddr, "--instance-id", "consent"}, Ready: chaos.HTTPReady("http://" + consentAddr + "/readyz")},
 	}
-	// Each group and sink process serves /readyz on an ops port of its own: started, or
-	// restarted, it is ready once its member has joined its group.
-	ops, err := freePorts(o.replicas * (len(allGroups) + len(allSinks)))
-	if err != nil {
-		return h, err
-	}
-	member := func(name, kind string, args ...string) chaos.Spec {
-		addr := ops[0]
-		ops = ops[1:]
-		return chaos.Spec{Name: name, Kind: kind, Args: append(args, "--instance-id", name, "--metrics-addr", addr),
-			Ready: chaos.HTTPReady("http://" + addr + "/readyz")}
-	}
 	for r := 1; r <= o.replicas; r++ {
 		for _, g := range allGroups {
-			specs = append(specs, member(fmt.Sprintf("%s-%d", g, r), "group", "process", g))
+			name := fmt.Sprintf("%s-%d", g, r)
+			specs = append(specs, chaos.Spec{Name: name, Kind: "group", Args: []string{"process", g, "--instance-id", name}})
 		}
 		for _, s := range allSinks {
-			specs = append(specs, member(fmt.Sprintf("sink-%s-%d", s, r), "sink", "sink", s))
+			name := fmt.Sprintf("sink-%s-%d", s, r)
+			specs = append(specs, chaos.Spec{Name: name, Kind: "sink", Args: []string{"sink", s, "--instance-id", name}})
 		}
 	}
 	errs := make(chan error, len(specs))

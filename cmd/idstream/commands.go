@@ -15,6 +15,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/idstream/idstream/internal/registry"
+	"github.com/idstream/idstream/internal/tlsfiles"
 	chsink "github.com/idstream/idstream/sinks/clickhouse"
 	"github.com/idstream/idstream/stream"
 )
@@ -264,7 +265,8 @@ func runMigrate(ctx context.Context, args []string, stdout io.Writer, log *slog.
 const clickHouseWait = 2 * time.Minute
 
 // dialClickHouse connects to the ClickHouse at addr with c's credentials, trying again every
-// second for up to wait while the server does not answer. A refused login fails at once.
+// second for up to wait while the server does not answer. A refused login or an untrusted
+// server certificate fails at once.
 func dialClickHouse(ctx context.Context, addr string, c Connections, wait time.Duration, log *slog.Logger) (driver.Conn, error) {
 	opts, err := c.clickHouseOptions()
 	if err != nil {
@@ -274,7 +276,7 @@ func dialClickHouse(ctx context.Context, addr string, c Connections, wait time.D
 	var warned time.Time
 	for {
 		conn, err := chsink.Dial(ctx, addr, opts...)
-		if err == nil || chsink.IsAuthError(err) || time.Now().After(give) || ctx.Err() != nil {
+		if err == nil || chsink.IsAuthError(err) || tlsfiles.IsCertificateError(err) || time.Now().After(give) || ctx.Err() != nil {
 			return conn, err
 		}
 		if time.Since(warned) > 10*time.Second {
@@ -338,6 +340,7 @@ func runTopics(ctx context.Context, args []string, stdout io.Writer, log *slog.L
 	return nil
 }
 
+// waitStop blocks until a signal or a component failure, and reports the latter.
 func waitStop(ctx context.Context, s *Service) error {
 	select {
 	case <-ctx.Done():

@@ -12,8 +12,8 @@ import (
 )
 
 // TestOpsEndpoints: a process serves /metrics, /healthz and /readyz on --metrics-addr; it is
-// ready once its group members have joined (holding every partition, alone in their groups)
-// and a broker answers, and not ready once the brokers are gone. The edge's public port
+// ready once its group members have joined their groups and a broker answers, and not ready
+// once the brokers are gone. The edge's public port
 // serves no metrics.
 func TestOpsEndpoints(t *testing.T) {
 	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
@@ -47,12 +47,8 @@ func TestOpsEndpoints(t *testing.T) {
 				t.Fatalf("200 with %+v", r)
 			}
 			for _, g := range []string{"session", "quality"} {
-				held := 0
-				for _, ps := range r.Groups[g].Partitions {
-					held = max(held, len(ps))
-				}
-				if !r.Groups[g].Joined || held != 3 {
-					t.Errorf("group %s: %+v, want joined with the 3 partitions of its inputs", g, r.Groups[g])
+				if st := r.Groups[g]; !st.Joined || st.Generation < 0 {
+					t.Errorf("group %s: %+v, want joined", g, st)
 				}
 			}
 			break

@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,7 +81,8 @@ func WithStopTimeout(d time.Duration) Option { return func(c *config) { c.stopTi
 func WithLogLevel(level string) Option { return func(c *config) { c.logLevel = level } }
 
 // WithUser adds a login with a password (stored as its SHA-256 in users.xml), besides the
-// passwordless "default" user the tests and dev use on loopback.
+// passwordless "default" user the tests and dev use on loopback; a user named "default"
+// gives that one a password.
 func WithUser(name, password string) Option {
 	return func(c *config) { c.users = append(c.users, user{name, password}) }
 }
@@ -421,11 +423,14 @@ func secureXML(c config) string {
 `
 }
 
-// usersXML is users.xml: the passwordless default user on loopback, then users with the
-// SHA-256 of their passwords.
+// usersXML is users.xml: the passwordless default user on loopback (unless users has one
+// named "default"), then users with the SHA-256 of their passwords.
 func usersXML(users []user) string {
 	var b strings.Builder
-	for _, u := range append([]user{{name: "default"}}, users...) {
+	if !slices.ContainsFunc(users, func(u user) bool { return u.name == "default" }) {
+		users = append([]user{{name: "default"}}, users...)
+	}
+	for _, u := range users {
 		password := "<password></password>"
 		if u.password != "" {
 			sum := sha256.Sum256([]byte(u.password))

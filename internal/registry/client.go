@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -558,16 +557,11 @@ func stripURL(err error) error {
 // does not fix.
 func isTLSFailure(err error) bool {
 	var (
-		verify    *tls.CertificateVerificationError
-		authority x509.UnknownAuthorityError
-		hostname  x509.HostnameError
-		invalid   x509.CertificateInvalidError
-		header    tls.RecordHeaderError
-		op        *net.OpError
+		header tls.RecordHeaderError
+		op     *net.OpError
 	)
 	switch {
-	case errors.As(err, &verify), errors.As(err, &authority), errors.As(err, &hostname),
-		errors.As(err, &invalid), errors.As(err, &header):
+	case tlsfiles.IsCertificateError(err), errors.As(err, &header):
 		return true
 	case errors.As(err, &op) && op.Op == "remote error": // a TLS alert from the server
 		return true

@@ -50,3 +50,16 @@ func (f Files) Config() (*tls.Config, error) {
 	}
 	return c, nil
 }
+
+// IsCertificateError reports whether err is a failed verification of the server's
+// certificate (unknown authority, wrong host name, invalid or expired certificate): a
+// configuration problem that waiting does not fix.
+func IsCertificateError(err error) bool {
+	var (
+		verify    *tls.CertificateVerificationError
+		authority x509.UnknownAuthorityError
+		hostname  x509.HostnameError
+		invalid   x509.CertificateInvalidError
+	)
+	return errors.As(err, &verify) || errors.As(err, &authority) || errors.As(err, &hostname) || errors.As(err, &invalid)
+}
