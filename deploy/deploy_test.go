@@ -191,12 +191,12 @@ func TestComposeFile(t *testing.T) {
 	if _, err := load(); err == nil || !strings.Contains(err.Error(), "IDSTREAM_TOKEN_SECRET") {
 		t.Fatalf("loaded without IDSTREAM_TOKEN_SECRET: %v", err)
 	}
-	p, err := load("IDSTREAM_TOKEN_SECRET=0123456789abcdef", "CLICKHOUSE_PASSWORD=pw")
+	p, err := load("IDSTREAM_TOKEN_SECRET=0123456789abcdef", "CLICKHOUSE_PASSWORD=pw", "S3_ACCESS_KEY=a", "S3_SECRET_KEY=s")
 	if err != nil {
 		t.Fatalf("docker-compose.yml: %v", err)
 	}
 	for _, s := range p.Services {
-		job := s.Name == "topics" || s.Name == "migrate"
+		job := s.Name == "topics" || s.Name == "migrate" || s.Name == "s3" // versitygw's image has no client to probe with
 		if hc := s.HealthCheck; !job && (hc == nil || hc.Disable || len(hc.Test) == 0) {
 			t.Errorf("%s has no health check", s.Name)
 		}
@@ -217,13 +217,20 @@ func TestComposeFile(t *testing.T) {
 			t.Errorf("%s does not wait for %s to be healthy: %+v", job, server, s.DependsOn)
 		}
 	}
+	for _, s := range p.Services {
+		pw := s.Environment["IDSTREAM_CLICKHOUSE_PASSWORD"]
+		needs := s.Name == "migrate" || s.Name == "sink-clickhouse"
+		if needs != (pw != nil && *pw == "pw") {
+			t.Errorf("%s: has the ClickHouse password %v, needs it %v (only migrate and the ClickHouse sink do)", s.Name, pw != nil, needs)
+		}
+	}
 	ids := map[string]string{}
 	for _, s := range p.Services {
 		if len(s.Command) < 2 || s.Command[0] != "process" {
 			continue
 		}
-		if s.Environment["IDSTREAM_CLICKHOUSE_PASSWORD"] == nil || *s.Environment["IDSTREAM_CLICKHOUSE_PASSWORD"] != "pw" {
-			t.Errorf("%s: the ClickHouse password is not passed", s.Name)
+		if v := s.Environment["IDSTREAM_BLOB_STORE"]; v == nil || !strings.HasPrefix(*v, "s3://") {
+			t.Errorf("%s: uploads not on the S3 store: a second host would not see them", s.Name)
 		}
 		group := s.Command[1]
 		if group != "session" && group != "decision" && group != "erasure" {

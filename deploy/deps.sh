@@ -44,5 +44,13 @@ fi
 # Go modules, so that the build and the tests do not fetch while they run.
 go mod download
 
+# An S3-compatible server for the S3 blob store's tests: versitygw (Apache-2.0), a real S3
+# gateway over a directory, built from its pinned Go module into $(go env GOPATH)/bin.
+versitygw_version=v1.8.0
+if [ ! -x "$(go env GOPATH)/bin/versitygw" ]; then
+  echo "deps: building versitygw $versitygw_version"
+  go install "github.com/versity/versitygw/cmd/versitygw@$versitygw_version"
+fi
+
 # Model files for the vision steps (face detection, embedding, liveness; OCR-B for MRZs).
 "$(dirname "$0")/models.sh"

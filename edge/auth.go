@@ -78,7 +78,7 @@ func (s *Server) authenticateAdmin(c *fiber.Ctx) (*tenant.Tenant, error) {
 }
 
 func (s *Server) rateLimit(t *tenant.Tenant) error {
-	if ok, wait := s.limits.allow(t.ID, t.RateLimitPerSecond); !ok {
+	if ok, wait := s.limits.allow(t.ID, t.RateLimitPerSecond/float64(max(s.cfg.EdgeReplicas, 1))); !ok {
 		e := problem(fiber.StatusTooManyRequests, CodeRateLimited, "rate limit exceeded, retry later")
 		e.retryAfter = wait
 		return e

@@ -54,6 +54,28 @@ func TestRateLimit(t *testing.T) {
 	}
 }
 
+// TestRateLimitSharedByEdges: one of two edges applies half of a tenant's rate (1/s): a
+// request every 2 s.
+func TestRateLimitSharedByEdges(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.EdgeReplicas = 2 })
+	get := func() response {
+		return e.do("GET", "/v1/ekyc/sessions/ses_aaaaaaaaaaaaaaaaaaaaaaaaaa", keyLimited, "", nil)
+	}
+	if r := get(); r.status != 404 {
+		t.Fatalf("first request: %d", r.status)
+	}
+	e.clock.Advance(time.Second)
+	r := get()
+	expectProblem(t, r, 429, CodeRateLimited)
+	if r.header.Get("Retry-After") != "1" {
+		t.Errorf("Retry-After %q, want 1 (half a token refilled at 0.5/s)", r.header.Get("Retry-After"))
+	}
+	e.clock.Advance(time.Second)
+	if r := get(); r.status != 404 {
+		t.Errorf("after 2 s: %d", r.status)
+	}
+}
+
 func TestOperationalEndpoints(t *testing.T) {
 	e := newEnv(t)
 	if r := e.do("GET", "/healthz", "", "", nil); r.status != 200 {

@@ -57,8 +57,13 @@ type Config struct {
 	// blocklisted id numbers. At least 32 bytes.
 	TokenSecret   []byte
 	QualityBudget time.Duration // default DefaultQualityBudget
-	MaxImageBytes int           // default DefaultMaxImageBytes
-	MaxVideoBytes int           // default DefaultMaxVideoBytes
+	// EdgeReplicas is how many edges share the traffic (default 1). Each edge keeps its own
+	// token buckets, so it applies 1/EdgeReplicas of a tenant's rate_limit_per_second: with
+	// the requests spread evenly (round robin), the tenant gets its rate across all of
+	// them. A load balancer that pins a tenant to one edge gives it less.
+	EdgeReplicas  int
+	MaxImageBytes int // default DefaultMaxImageBytes
+	MaxVideoBytes int // default DefaultMaxVideoBytes
 	Clock         func() time.Time
 	Logger        *slog.Logger
 	// Registerer receives the edge's metrics (nil: they are dropped). The edge does not serve

@@ -98,6 +98,7 @@ func (s *Service) startEdge(topology.Node) error {
 		Flows:          s.flows,
 		TokenSecret:    secret,
 		QualityBudget:  s.cfg.QualityBudget,
+		EdgeReplicas:   s.cfg.EdgeReplicas,
 		Admission:      admission,
 		// A zero --max-pipeline-wait means no shedding, for which admission is nil.
 		MaxPipelineWait: s.cfg.MaxPipelineWait,

@@ -47,6 +47,8 @@ type Config struct {
 	WebhookRetries  []time.Duration // --webhook-retries: the webhook sink's waits between attempts
 	StartClickHouse bool            // dev: run a local clickhouse-server at ClickHouseAddr
 	Conn            Connections     // TLS, SASL and credentials of Kafka, ClickHouse, the schema registry
+	Blobs           BlobStore       // --blob-store and the S3 settings
+	EdgeReplicas    int             // --edge-replicas: edges sharing the traffic; each applies 1/N of a tenant's rate limit
 }
 
 // flagSet builds the flags shared by the service commands, with defaults taken from the
@@ -73,6 +75,8 @@ func flagSet(name string, cfg *Config) *flag.FlagSet {
 	str(&cfg.MetricsAddr, "metrics-addr", "", "serve the process's Prometheus /metrics, /healthz and /readyz on this address, apart from the public ports (dev: 127.0.0.1:9464 unless set); unauthenticated, keep it private; empty: off")
 	host, _ := os.Hostname()
 	str(&cfg.InstanceID, "instance-id", host, "stable id of this replica, unique among the replicas of a group; a restarted replica with the same id fences its crashed predecessor's open transaction at once")
+	replicas, _ := strconv.Atoi(envOr("edge-replicas", "1"))
+	fs.IntVar(&cfg.EdgeReplicas, "edge-replicas", replicas, "how many edges share the traffic: each applies 1/N of a tenant's rate_limit_per_second, the tenant's rate across all of them when the load balancer spreads requests evenly (env IDSTREAM_EDGE_REPLICAS)")
 	parts, _ := strconv.Atoi(envOr("partitions", "6"))
 	fs.IntVar(&cfg.Partitions, "partitions", parts, "partitions per topic (env IDSTREAM_PARTITIONS)")
 	budget, err := time.ParseDuration(envOr("quality-budget", "1500ms"))
@@ -94,6 +98,7 @@ func flagSet(name string, cfg *Config) *flag.FlagSet {
 		}
 	}
 	connectionFlags(fs, &cfg.Conn)
+	blobStoreFlags(fs, &cfg.Blobs)
 	cfg.Brokers = stream.BrokersFromEnv()
 	cfg.RegistryURL = os.Getenv("SCHEMA_REGISTRY_URL")
 	cfg.TokenSecret = os.Getenv("IDSTREAM_TOKEN_SECRET")
@@ -135,6 +140,12 @@ func parse(fs *flag.FlagSet, args []string) error {
 
 func envName(flagName string) string {
 	return "IDSTREAM_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// envBool is the default of a boolean flag: its IDSTREAM_* variable is "1" or "true".
+func envBool(flagName string) bool {
+	v := envOr(flagName, "")
+	return v == "1" || strings.EqualFold(v, "true")
 }
 
 func envOr(flagName, def string) string {

@@ -60,8 +60,7 @@ func (s secret) value() (string, error) {
 // connectionFlags adds the flags of c to fs, with defaults from the environment.
 func connectionFlags(fs *flag.FlagSet, c *Connections) {
 	boolVar := func(p *bool, name, help string) {
-		v := envOr(name, "")
-		fs.BoolVar(p, name, v == "1" || strings.EqualFold(v, "true"), help+" (env "+envName(name)+")")
+		fs.BoolVar(p, name, envBool(name), help+" (env "+envName(name)+")")
 	}
 	str := func(p *string, name, def, help string) {
 		fs.StringVar(p, name, envOr(name, def), help+" (env "+envName(name)+")")

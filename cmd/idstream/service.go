@@ -192,7 +192,7 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 	if s.codec, err = schemas.NewCodec(codecOpts...); err != nil {
 		return s, fmt.Errorf("codec: %w", err)
 	}
-	if s.blobs, err = blob.NewFS(filepath.Join(cfg.DataDir, "blobs")); err != nil {
+	if s.blobs, err = cfg.Blobs.open(ctx, cfg.DataDir); err != nil {
 		return s, fmt.Errorf("blob store: %w", err)
 	}
 	s.cores = opts.cores

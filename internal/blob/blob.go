@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -85,4 +86,46 @@ func ValidateKey(key string) error {
 		}
 	}
 	return nil
+}
+
+// keyOfURI returns the key of a URI of scheme, or an error wrapping ErrInvalidKey.
+func keyOfURI(uri, scheme string) (string, error) {
+	key, ok := strings.CutPrefix(uri, scheme)
+	if !ok {
+		return "", fmt.Errorf("%w: URI is not of scheme %q", ErrInvalidKey, scheme)
+	}
+	if err := ValidateKey(key); err != nil {
+		return "", err
+	}
+	return key, nil
+}
+
+// checkPut is what every Put checks first: ctx alive, key valid, size within maxSize.
+func checkPut(ctx context.Context, key string, size int, maxSize int64) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("blob: put: %w", err)
+	}
+	if err := ValidateKey(key); err != nil {
+		return fmt.Errorf("blob: put: %w", err)
+	}
+	if int64(size) > maxSize {
+		return fmt.Errorf("blob: put: %w: %d bytes, limit %d", ErrTooLarge, size, maxSize)
+	}
+	return nil
+}
+
+// readObject reads the object at uri from r, whose size the store reported: ErrTooLarge
+// when that size, or what r holds, exceeds maxSize.
+func readObject(r io.Reader, size, maxSize int64, uri string) ([]byte, error) {
+	if size > maxSize {
+		return nil, fmt.Errorf("blob: get %s: %w: %d bytes, limit %d", uri, ErrTooLarge, size, maxSize)
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("blob: get %s: read: %w", uri, err)
+	}
+	if int64(len(data)) > maxSize {
+		return nil, fmt.Errorf("blob: get %s: %w: limit %d", uri, ErrTooLarge, maxSize)
+	}
+	return data, nil
 }

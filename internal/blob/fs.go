@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -80,14 +79,8 @@ func (s *FS) URI(key string) string { return SchemeFS + key }
 
 // Put implements Store.
 func (s *FS) Put(ctx context.Context, key string, data []byte, mediaType string) (Object, error) {
-	if err := ctx.Err(); err != nil {
-		return Object{}, fmt.Errorf("blob: put: %w", err)
-	}
-	if err := ValidateKey(key); err != nil {
-		return Object{}, fmt.Errorf("blob: put: %w", err)
-	}
-	if int64(len(data)) > s.maxSize {
-		return Object{}, fmt.Errorf("blob: put: %w: %d bytes, limit %d", ErrTooLarge, len(data), s.maxSize)
+	if err := checkPut(ctx, key, len(data), s.maxSize); err != nil {
+		return Object{}, err
 	}
 	dir := path.Dir(key)
 	if dir != "." {
@@ -171,17 +164,7 @@ func (s *FS) Get(ctx context.Context, uri string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("blob: get %s: %w", uri, ErrNotFound)
 	}
-	if fi.Size() > s.maxSize {
-		return nil, fmt.Errorf("blob: get %s: %w: %d bytes, limit %d", uri, ErrTooLarge, fi.Size(), s.maxSize)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, s.maxSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("blob: get: read: %w", err)
-	}
-	if int64(len(data)) > s.maxSize {
-		return nil, fmt.Errorf("blob: get %s: %w: limit %d", uri, ErrTooLarge, s.maxSize)
-	}
-	return data, nil
+	return readObject(f, fi.Size(), s.maxSize, uri)
 }
 
 // Delete implements Store.
@@ -227,16 +210,7 @@ func (s *FS) DeletePrefix(ctx context.Context, prefix string) error {
 }
 
 // keyOf returns the key of an "fs://" URI, or an error wrapping ErrInvalidKey.
-func (s *FS) keyOf(uri string) (string, error) {
-	key, ok := strings.CutPrefix(uri, SchemeFS)
-	if !ok {
-		return "", fmt.Errorf("%w: URI is not of scheme %q", ErrInvalidKey, SchemeFS)
-	}
-	if err := ValidateKey(key); err != nil {
-		return "", err
-	}
-	return key, nil
-}
+func (s *FS) keyOf(uri string) (string, error) { return keyOfURI(uri, SchemeFS) }
 
 // isNotExist also treats "a path component is a file" as absence.
 func isNotExist(err error) bool {

