@@ -268,3 +268,50 @@ func TestCleanRestartKeepsAnOpenTransaction(t *testing.T) {
 		t.Fatalf("read %q, want before, after", got)
 	}
 }
+
+// TestAlignTopicConfigs: a compacted topic gets its compaction lag (and segment roll) at
+// creation; a changed retention or lag is set on the existing topics, the cleanup policy
+// left alone, and a second run changes nothing.
+func TestAlignTopicConfigs(t *testing.T) {
+	e := startBroker(t)
+	ctx := context.Background()
+	specs := []TopicSpec{
+		{Name: "a.events", Partitions: 2, Retention: time.Hour},
+		{Name: "a.state", Partitions: 2, Compacted: true, MaxCompactionLag: 24 * time.Hour},
+	}
+	ensure(t, e.Addrs(), specs...)
+	configs := func(topic string) map[string]string {
+		t.Helper()
+		cl, err := kgo.NewClient(kgo.SeedBrokers(e.Addrs()...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		rcs, err := kadm.NewClient(cl).DescribeTopicConfigs(ctx, topic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kv := map[string]string{}
+		for _, c := range rcs[0].Configs {
+			kv[c.Key] = c.MaybeValue()
+		}
+		return kv
+	}
+	if got := configs("a.state"); got["max.compaction.lag.ms"] != "86400000" || got["segment.ms"] != "86400000" {
+		t.Fatalf("a.state created with max.compaction.lag.ms %q, segment.ms %q", got["max.compaction.lag.ms"], got["segment.ms"])
+	}
+	specs[0].Retention, specs[1].MaxCompactionLag = 2*time.Hour, time.Hour
+	changed, err := AlignTopicConfigs(ctx, e.Addrs(), append(specs, TopicSpec{Name: "a.absent", Partitions: 1}))
+	if err != nil || len(changed) != 2 {
+		t.Fatalf("AlignTopicConfigs = %v, %v; want both topics changed", changed, err)
+	}
+	if got := configs("a.events"); got["retention.ms"] != "7200000" || got["cleanup.policy"] != "delete" {
+		t.Errorf("a.events: retention.ms %q cleanup.policy %q", got["retention.ms"], got["cleanup.policy"])
+	}
+	if got := configs("a.state"); got["max.compaction.lag.ms"] != "3600000" || got["cleanup.policy"] != "compact" {
+		t.Errorf("a.state: max.compaction.lag.ms %q cleanup.policy %q", got["max.compaction.lag.ms"], got["cleanup.policy"])
+	}
+	if changed, err := AlignTopicConfigs(ctx, e.Addrs(), specs); err != nil || len(changed) != 0 {
+		t.Errorf("second run changed %v, %v", changed, err)
+	}
+}

@@ -14,13 +14,39 @@ import (
 
 // TopicSpec describes a topic EnsureTopics creates. ReplicationFactor 0 means the broker's
 // default; Retention 0 means the broker's default and a negative Retention keeps records
-// forever (both ignored for compacted topics).
+// forever (both ignored for compacted topics). MaxCompactionLag (compacted topics; 0: the
+// broker's default) bounds how long a record another record of its key (a tombstone, an
+// erasure) replaced stays in the log: the topic's segments roll and are compacted within it.
 type TopicSpec struct {
 	Name              string
 	Partitions        int32
 	ReplicationFactor int16
 	Compacted         bool
 	Retention         time.Duration
+	MaxCompactionLag  time.Duration
+}
+
+// configs returns the topic configuration of s that EnsureTopics sets at creation and
+// AlignTopicConfigs on an existing topic.
+func (s TopicSpec) configs() map[string]*string {
+	configs := map[string]*string{}
+	ms := func(d time.Duration) *string { return kadm.StringPtr(strconv.FormatInt(d.Milliseconds(), 10)) }
+	if s.Compacted {
+		configs["cleanup.policy"] = kadm.StringPtr("compact")
+		if s.MaxCompactionLag > 0 {
+			configs["max.compaction.lag.ms"] = ms(s.MaxCompactionLag)
+			configs["segment.ms"] = ms(s.MaxCompactionLag)
+		}
+		return configs
+	}
+	configs["cleanup.policy"] = kadm.StringPtr("delete")
+	switch {
+	case s.Retention > 0:
+		configs["retention.ms"] = ms(s.Retention)
+	case s.Retention < 0:
+		configs["retention.ms"] = kadm.StringPtr("-1") // kept forever
+	}
+	return configs
 }
 
 // ErrPartitionMismatch is wrapped by EnsureTopics when an existing topic has another
@@ -80,18 +106,7 @@ func ensureTopic(ctx context.Context, adm *kadm.Client, s TopicSpec) error {
 	if err != nil || exists {
 		return err
 	}
-	configs := map[string]*string{}
-	if s.Compacted {
-		configs["cleanup.policy"] = kadm.StringPtr("compact")
-	} else {
-		configs["cleanup.policy"] = kadm.StringPtr("delete")
-		switch {
-		case s.Retention > 0:
-			configs["retention.ms"] = kadm.StringPtr(strconv.FormatInt(s.Retention.Milliseconds(), 10))
-		case s.Retention < 0:
-			configs["retention.ms"] = kadm.StringPtr("-1") // kept forever
-		}
-	}
+	configs := s.configs()
 	rf := s.ReplicationFactor
 	if rf == 0 {
 		rf = -1
@@ -109,4 +124,71 @@ func ensureTopic(ctx context.Context, adm *kadm.Client, s TopicSpec) error {
 		return err
 	}
 	return nil
+}
+
+// AlignTopicConfigs sets, on the topics of specs that exist, the configuration their spec
+// gives (retention, compaction lag) where it differs; the cleanup policy of an existing
+// topic is left as it is (changing it would lose or keep data the other way round). It
+// returns the topics it changed. Of opts, only the connection's count (WithTLS, WithSASL).
+// Run it from one place (idstream topics), not from every process: processes that
+// disagree would set the configuration back and forth.
+func AlignTopicConfigs(ctx context.Context, brokers []string, specs []TopicSpec, opts ...Option) ([]string, error) {
+	cfg, err := newConfig(append([]Option{WithBrokers(brokers)}, opts...))
+	if err != nil {
+		return nil, fmt.Errorf("align topic configs: %w", err)
+	}
+	cl, err := kgo.NewClient(cfg.baseOpts()...)
+	if err != nil {
+		return nil, fmt.Errorf("align topic configs: client: %w", err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	described, err := adm.DescribeTopicConfigs(ctx, names...)
+	if err != nil {
+		return nil, fmt.Errorf("align topic configs: describe: %w", err)
+	}
+	current := map[string]map[string]string{}
+	for _, rc := range described {
+		if rc.Err != nil {
+			continue // absent: EnsureTopics creates it with its configuration
+		}
+		kv := map[string]string{}
+		for _, c := range rc.Configs {
+			kv[c.Key] = c.MaybeValue()
+		}
+		current[rc.Name] = kv
+	}
+	var changed []string
+	for _, s := range specs {
+		have, ok := current[s.Name]
+		if !ok {
+			continue
+		}
+		var alter []kadm.AlterConfig
+		for k, v := range s.configs() {
+			if k != "cleanup.policy" && have[k] != *v {
+				alter = append(alter, kadm.AlterConfig{Op: kadm.SetConfig, Name: k, Value: v})
+			}
+		}
+		if len(alter) == 0 {
+			continue
+		}
+		resps, err := adm.AlterTopicConfigs(ctx, alter, s.Name)
+		if err == nil {
+			for _, r := range resps {
+				if r.Err != nil {
+					err = r.Err
+				}
+			}
+		}
+		if err != nil {
+			return changed, fmt.Errorf("align topic configs: %s: %w", s.Name, err)
+		}
+		changed = append(changed, s.Name)
+	}
+	return changed, nil
 }

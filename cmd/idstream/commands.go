@@ -113,7 +113,7 @@ func runBroker(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer b.Close()
-	if err := stream.EnsureTopics(ctx, b.Addrs(), topicSpecs(cfg.Partitions)); err != nil {
+	if err := stream.EnsureTopics(ctx, b.Addrs(), topicSpecs(cfg)); err != nil {
 		return fmt.Errorf("topics: %w", err)
 	}
 	fmt.Fprintf(stdout, "idstream broker listening on %s, data in %s (%d abort markers written for transactions a crash left open)\n", b.Addrs()[0], filepath.Join(cfg.DataDir, "kafka"), b.CrashAborted())
@@ -319,7 +319,9 @@ func runProbe(ctx context.Context, args []string, stdout io.Writer) error {
 const probeTimeout = 3 * time.Second
 
 // runTopics creates the topics of the contract on KAFKA_BROKERS, or checks them, waiting
-// for brokers that do not answer yet as a service process does.
+// for brokers that do not answer yet as a service process does, and sets the retention and
+// compaction lag of --topic-retention and --erasure-lag on the topics that exist (the
+// service processes only create missing topics).
 func runTopics(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger) error {
 	var cfg Config
 	if err := parse(flagSet("topics", &cfg), args); err != nil {
@@ -328,13 +330,20 @@ func runTopics(ctx context.Context, args []string, stdout io.Writer, log *slog.L
 	if len(cfg.Brokers) == 0 {
 		return errors.New("KAFKA_BROKERS is required")
 	}
-	specs := topicSpecs(cfg.Partitions)
+	specs := topicSpecs(cfg)
 	kafkaOpts, err := cfg.Conn.kafkaOptions()
 	if err != nil {
 		return err
 	}
 	if err := ensureTopics(ctx, cfg.Brokers, specs, log, kafkaOpts...); err != nil {
 		return err
+	}
+	changed, err := stream.AlignTopicConfigs(ctx, cfg.Brokers, specs, kafkaOpts...)
+	if err != nil {
+		return err
+	}
+	if len(changed) > 0 {
+		fmt.Fprintf(stdout, "retention or compaction lag set on %d existing topics: %v\n", len(changed), changed)
 	}
 	fmt.Fprintf(stdout, "%d topics present with %d partitions\n", len(specs), cfg.Partitions)
 	return nil

@@ -49,6 +49,8 @@ type Config struct {
 	Conn            Connections     // TLS, SASL and credentials of Kafka, ClickHouse, the schema registry
 	Blobs           BlobStore       // --blob-store and the S3 settings
 	EdgeReplicas    int             // --edge-replicas: edges sharing the traffic; each applies 1/N of a tenant's rate limit
+	TopicRetention  time.Duration   // --topic-retention: how long the event topics keep records
+	ErasureLag      time.Duration   // --erasure-lag: longest an erased record stays in a compacted topic's log
 }
 
 // flagSet builds the flags shared by the service commands, with defaults taken from the
@@ -84,6 +86,15 @@ func flagSet(name string, cfg *Config) *flag.FlagSet {
 		budget = 1500 * time.Millisecond
 	}
 	fs.DurationVar(&cfg.QualityBudget, "quality-budget", budget, "how long a step waits for the quality gate (env IDSTREAM_QUALITY_BUDGET)")
+	dur := func(p *time.Duration, name string, def time.Duration, help string) {
+		d, err := time.ParseDuration(envOr(name, def.String()))
+		if err != nil {
+			d = def
+		}
+		fs.DurationVar(p, name, d, help+" (env "+envName(name)+")")
+	}
+	dur(&cfg.TopicRetention, "topic-retention", defaultTopicRetention, "how long the event topics (captures, OCR and chip results, ...: personal data no erasure reaches) keep their records; dead-letter topics four times as long; set by idstream topics")
+	dur(&cfg.ErasureLag, "erasure-lag", defaultErasureLag, "longest a record an erasure replaced stays in a compacted topic (session states, decisions: max.compaction.lag.ms); set by idstream topics")
 	maxWait, err := time.ParseDuration(envOr("max-pipeline-wait", edge.DefaultMaxPipelineWait.String()))
 	if err != nil {
 		maxWait = edge.DefaultMaxPipelineWait

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -9,6 +12,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/idstream/idstream/schemas"
 )
 
 // TestOpsEndpoints: a process serves /metrics, /healthz and /readyz on --metrics-addr; it is
@@ -85,5 +90,36 @@ func TestOpsEndpoints(t *testing.T) {
 			t.Fatalf("still %d %+v after the brokers went away", code, r)
 		}
 		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// TestTopicsCommandSetsRetention: `idstream topics` creates the topics, then sets a changed
+// --topic-retention and --erasure-lag on the existing ones (and nothing when unchanged).
+func TestTopicsCommandSetsRetention(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	t.Setenv("KAFKA_BROKERS", strings.Join(cluster.ListenAddrs(), ","))
+	topics := func(args ...string) string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), append([]string{"topics", "--partitions", "2"}, args...), &out, &errOut); code != 0 {
+			t.Fatalf("topics %v: exit %d: %s", args, code, errOut.String())
+		}
+		return out.String()
+	}
+	if out := topics(); strings.Contains(out, "set on") {
+		t.Fatalf("a first run changed existing topics: %s", out)
+	}
+	out := topics("--topic-retention", "24h", "--erasure-lag", "1h")
+	n := len(schemas.Topics()) * 2 // every topic and its dead-letter topic
+	consentAndErasure := 2         // kept forever: not changed
+	if want := fmt.Sprintf("set on %d existing topics", n-consentAndErasure); !strings.Contains(out, want) {
+		t.Errorf("second run: %q, want %q", out, want)
+	}
+	if out := topics("--topic-retention", "24h", "--erasure-lag", "1h"); strings.Contains(out, "set on") {
+		t.Errorf("an unchanged run changed topics: %s", out)
 	}
 }

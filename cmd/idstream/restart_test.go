@@ -72,7 +72,7 @@ func TestStartWaitsForTheBroker(t *testing.T) {
 	ln.Close() // nothing listens there yet
 	done := make(chan error, 1)
 	go func() {
-		done <- ensureTopics(context.Background(), []string{addr}, topicSpecs(2), slog.New(slog.NewTextHandler(io.Discard, nil)))
+		done <- ensureTopics(context.Background(), []string{addr}, topicSpecs(Config{Partitions: 2}), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	}()
 	time.Sleep(1500 * time.Millisecond)
 	select {

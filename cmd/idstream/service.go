@@ -38,8 +38,11 @@ import (
 	"github.com/idstream/idstream/stream"
 )
 
-// topicRetention is the retention of the event topics that are not compacted.
-const topicRetention = 7 * 24 * time.Hour
+// Defaults of --topic-retention and --erasure-lag.
+const (
+	defaultTopicRetention = 7 * 24 * time.Hour
+	defaultErasureLag     = 24 * time.Hour
+)
 
 // decodedImageBytes bounds the decoded images the process keeps for its other readers
 // (imagecheck.Decoded): the captures of the sessions in flight, each read by the edge and up
@@ -178,7 +181,7 @@ func Start(ctx context.Context, cfg Config, opts serviceOptions, log *slog.Logge
 		}
 		s.brokers = s.broker.Addrs()
 	}
-	if err := ensureTopics(ctx, s.brokers, topicSpecs(cfg.Partitions), log, s.kafkaOpts...); err != nil {
+	if err := ensureTopics(ctx, s.brokers, topicSpecs(cfg), log, s.kafkaOpts...); err != nil {
 		return s, fmt.Errorf("topics: %w", err)
 	}
 	var codecOpts []schemas.CodecOption
@@ -305,19 +308,38 @@ func ensureTopics(ctx context.Context, brokers []string, specs []stream.TopicSpe
 	}
 }
 
-// topicSpecs lists every topic of the contract and a dead-letter topic for each.
-func topicSpecs(partitions int) []stream.TopicSpec {
+// topicSpecs lists every topic of the contract and a dead-letter topic for each, with cfg's
+// partitions, retention and erasure lag.
+//
+// Where personal data lives in Kafka, and how long: the compacted topics (session states,
+// decisions, the erasure index) hold one record per session, which an erasure (DELETE, a
+// withdrawn consent) replaces with a tombstone; --erasure-lag bounds how long the replaced
+// record stays in the log (max.compaction.lag.ms, and segments roll as often). The event
+// topics (captures, OCR and chip results, ...) cannot drop one session's records: they hold
+// them for --topic-retention, their dead-letter topics four times as long. The consent and
+// erasure records are the controller's evidence and are kept.
+func topicSpecs(cfg Config) []stream.TopicSpec {
+	retention, lag := cfg.TopicRetention, cfg.ErasureLag
+	if retention <= 0 {
+		retention = defaultTopicRetention
+	}
+	if lag <= 0 {
+		lag = defaultErasureLag
+	}
+	partitions := int32(cfg.Partitions)
 	var specs []stream.TopicSpec
 	for _, t := range schemas.Topics() {
-		spec := stream.TopicSpec{Name: t.Name, Partitions: int32(partitions), Compacted: t.Compacted}
+		spec := stream.TopicSpec{Name: t.Name, Partitions: partitions, Compacted: t.Compacted}
 		switch {
 		case t.Name == schemas.TopicConsents, t.Name == schemas.TopicErasures:
 			spec.Retention = -1 // the controller's evidence; the consent index is rebuilt from it
-		case !t.Compacted:
-			spec.Retention = topicRetention
+		case t.Compacted:
+			spec.MaxCompactionLag = lag
+		default:
+			spec.Retention = retention
 		}
 		specs = append(specs, spec,
-			stream.TopicSpec{Name: t.Name + ".dlq", Partitions: int32(partitions), Retention: 4 * topicRetention})
+			stream.TopicSpec{Name: t.Name + ".dlq", Partitions: partitions, Retention: 4 * retention})
 	}
 	return specs
 }
