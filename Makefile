@@ -20,20 +20,25 @@ FUZZ      := ./schemas:FuzzDecode:50000x ./internal/tlv:FuzzTLV:200000x \
              ./internal/lds:FuzzParseDG14:300000x ./internal/imagecheck:FuzzInspect:200000x \
              ./internal/imagemeta:FuzzRead:600000x ./internal/libjpeg:FuzzDecode:300000x
 
-.PHONY: all deps build run test fuzz bench bench-e2e chaos eval lint clean
+.PHONY: all deps deps-run build run test fuzz bench bench-e2e chaos eval lint clean
 
 all: build
 
-## deps: install missing Debian packages and Go modules (idempotent; sudo when not root)
+## deps: install missing Debian packages and Go modules, and build the test tools (the S3
+## server and helm) (idempotent; sudo when not root)
 deps:
 	./deploy/deps.sh
+
+## deps-run: what running needs, without the test tools
+deps-run:
+	IDSTREAM_SKIP_TEST_TOOLS=1 ./deploy/deps.sh
 
 ## build: the single binary bin/idstream
 build:
 	$(GO) build -o $(BIN) ./cmd/idstream
 
 ## run: the whole service in one process on an embedded broker, data under $(DATA_DIR)
-run: deps build
+run: deps-run build
 	./$(BIN) dev --data-dir $(DATA_DIR)
 
 ## test: the full test suite (what CI runs): every package's tests, then each fuzz target briefly
