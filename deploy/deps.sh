@@ -44,20 +44,22 @@ fi
 # Go modules, so that the build and the tests do not fetch while they run.
 go mod download
 
-# The test tools, built from their pinned Go modules into $(go env GOPATH)/bin (not for
-# make run: IDSTREAM_SKIP_TEST_TOOLS=1).
+# The test tools, built from their pinned Go modules where go install puts them: GOBIN, or
+# the first GOPATH entry's bin (not for make run: IDSTREAM_SKIP_TEST_TOOLS=1).
+bindir=$(go env GOBIN)
+if [ -z "$bindir" ]; then bindir="$(go env GOPATH | cut -d: -f1)/bin"; fi
 if [ "${IDSTREAM_SKIP_TEST_TOOLS:-}" != "1" ]; then
   # An S3-compatible server for the S3 blob store's tests: versitygw (Apache-2.0), a real S3
-  # gateway over a directory, built from its pinned Go module into $(go env GOPATH)/bin.
+  # gateway over a directory.
   versitygw_version=v1.8.0
-  if [ ! -x "$(go env GOPATH)/bin/versitygw" ]; then
+  if [ ! -x "$bindir/versitygw" ]; then
     echo "deps: building versitygw $versitygw_version"
     go install "github.com/versity/versitygw/cmd/versitygw@$versitygw_version"
   fi
 
   # helm, for the chart's tests (helm lint and helm template of deploy/helm/idstream).
   helm_version=v3.22.0
-  if [ ! -x "$(go env GOPATH)/bin/helm" ]; then
+  if [ ! -x "$bindir/helm" ]; then
     echo "deps: building helm $helm_version"
     go install "helm.sh/helm/v3/cmd/helm@$helm_version"
   fi

@@ -13,18 +13,22 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// helmBinary returns the helm executable (make deps builds it from its Go module into
-// $(go env GOPATH)/bin), skipping the test when there is none.
+// helmBinary returns the helm executable (make deps builds it from its Go module where go
+// install puts it: GOBIN, or the first GOPATH entry's bin), skipping the test when there is
+// none.
 func helmBinary(t *testing.T) string {
 	t.Helper()
 	if p, err := exec.LookPath("helm"); err == nil {
 		return p
 	}
-	out, err := exec.Command("go", "env", "GOPATH").Output()
-	if err == nil {
-		p := filepath.Join(strings.TrimSpace(string(out)), "bin", "helm")
-		if _, err := os.Stat(p); err == nil {
-			return p
+	out, err := exec.Command("go", "env", "GOBIN", "GOPATH").Output()
+	if lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n"); err == nil && len(lines) == 2 {
+		dir := strings.TrimSpace(lines[0])
+		if dir == "" {
+			dir = filepath.Join(strings.Split(strings.TrimSpace(lines[1]), string(os.PathListSeparator))[0], "bin")
+		}
+		if _, err := os.Stat(filepath.Join(dir, "helm")); err == nil {
+			return filepath.Join(dir, "helm")
 		}
 	}
 	t.Skip("helm is not installed (make deps builds it)")
@@ -181,6 +185,18 @@ func TestHelmChart(t *testing.T) {
 	}
 	if _, err := helm(t, "template", "rel", "helm/idstream"); err == nil || !strings.Contains(err.Error(), "tokenSecret") {
 		t.Errorf("no token secret: %v, want a refusal", err)
+	}
+	for _, m := range render(t, "--set", "tlsCASecret=ca", "--set", "kafka.tls=true") {
+		if m.Kind != "Deployment" && m.Kind != "StatefulSet" {
+			continue
+		}
+		found := false
+		for _, e := range m.Spec.Template.Spec.Containers[0].Env {
+			found = found || (e.Name == "IDSTREAM_KAFKA_TLS_CA" && e.Value == "/etc/idstream/tls/ca.pem")
+		}
+		if !found {
+			t.Errorf("%s: no Kafka CA from tlsCASecret", m.Metadata.Name)
+		}
 	}
 	var scaled []string
 	for _, m := range render(t, "--set", "keda.enabled=true") {

@@ -15,12 +15,15 @@ type Health struct {
 	mu       sync.Mutex
 	answered time.Time              // when a broker last answered a request
 	members  map[string]*kgo.Client // group → the client of the process's current member
-	now      func() time.Time
+	// lostAt holds, for a member that lost its group (its session expired, the broker
+	// fenced it), the generation it lost: kgo still reports it until the member joins again.
+	lostAt map[*kgo.Client]int32
+	now    func() time.Time
 }
 
 // NewHealth returns an empty Health.
 func NewHealth() *Health {
-	return &Health{members: map[string]*kgo.Client{}, now: time.Now}
+	return &Health{members: map[string]*kgo.Client{}, lostAt: map[*kgo.Client]int32{}, now: time.Now}
 }
 
 // WithHealth makes every client report to h: each broker answer, and each group member's
@@ -54,7 +57,8 @@ func (h *Health) Status() HealthStatus {
 			continue
 		}
 		id, gen := cl.GroupMetadata()
-		st.Groups[g] = GroupStatus{Joined: id != "" && gen >= 0, Generation: gen}
+		lost, wasLost := h.lostAt[cl]
+		st.Groups[g] = GroupStatus{Joined: id != "" && gen >= 0 && !(wasLost && gen == lost), Generation: gen}
 	}
 	return st
 }
@@ -80,6 +84,18 @@ func (h *Health) OnClientClosed(cl *kgo.Client) {
 			h.members[g] = nil
 		}
 	}
+	delete(h.lostAt, cl)
+}
+
+// lost records that cl's member lost its group in the generation it reports now.
+func (h *Health) lost(cl *kgo.Client) {
+	if h == nil {
+		return
+	}
+	_, gen := cl.GroupMetadata()
+	h.mu.Lock()
+	h.lostAt[cl] = gen
+	h.mu.Unlock()
 }
 
 // member records cl as the client of group's member in this process, replacing the one of
@@ -101,7 +117,8 @@ type rebalance struct {
 
 // rebalanceOpts returns the kgo options of group's member: rb's callbacks, the revoked and
 // lost ones followed by dropping the lag gauges of the partitions the member no longer
-// holds (their next owner reports them; a stale gauge would count the lag twice). No
+// holds (their next owner reports them; a stale gauge would count the lag twice), the lost
+// one by telling the Health that the member is out of its group. No
 // assigned callback is set unless rb has one: kgo holds every assignment until the poll
 // loop allows a rebalance when there is one.
 func (c *config) rebalanceOpts(group string, rb rebalance) []kgo.Opt {
@@ -109,14 +126,17 @@ func (c *config) rebalanceOpts(group string, rb rebalance) []kgo.Opt {
 	if rb.assigned != nil {
 		opts = append(opts, kgo.OnPartitionsAssigned(rb.assigned))
 	}
-	m := c.metrics
-	then := func(fn func(context.Context, *kgo.Client, map[string][]int32)) func(context.Context, *kgo.Client, map[string][]int32) {
+	m, h := c.metrics, c.health
+	then := func(fn func(context.Context, *kgo.Client, map[string][]int32), lost bool) func(context.Context, *kgo.Client, map[string][]int32) {
 		return func(ctx context.Context, cl *kgo.Client, parts map[string][]int32) {
 			if fn != nil {
 				fn(ctx, cl, parts)
 			}
 			m.forgetLag(group, parts)
+			if lost {
+				h.lost(cl)
+			}
 		}
 	}
-	return append(opts, kgo.OnPartitionsRevoked(then(rb.revoked)), kgo.OnPartitionsLost(then(rb.lost)))
+	return append(opts, kgo.OnPartitionsRevoked(then(rb.revoked, false)), kgo.OnPartitionsLost(then(rb.lost, true)))
 }

@@ -8,6 +8,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // TestHealth: a Health given to the runners of a process reports the brokers answering and
@@ -98,4 +101,53 @@ func TestHealth(t *testing.T) {
 
 	stopB()
 	waitFor("the stopped member out of its group", b, func(st HealthStatus) bool { return !st.Groups["h.group"].Joined })
+}
+
+// TestHealthMemberLost: a member whose group the broker no longer lets it take part in
+// (every heartbeat and join refused) is reported out of its group, though its client still
+// holds its last generation.
+func TestHealthMemberLost(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.GroupMinSessionTimeout(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	brokers := c.ListenAddrs()
+	ensure(t, brokers, TopicSpec{Name: "l.in", Partitions: 2})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	h := NewHealth()
+	r, err := NewRunner(Group{Name: "l.group", Inputs: []string{"l.in"}, Handler: func(context.Context, *Record) ([]Output, error) { return nil, nil }},
+		testOpts(brokers, WithHealth(h))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = r.Run(ctx) }()
+	for !h.Status().Groups["l.group"].Joined {
+		if ctx.Err() != nil {
+			t.Fatal("never joined")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	refuse := func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		resp := kreq.ResponseKind()
+		switch r := resp.(type) {
+		case *kmsg.HeartbeatResponse:
+			r.ErrorCode = kerr.GroupAuthorizationFailed.Code
+		case *kmsg.JoinGroupResponse:
+			r.ErrorCode = kerr.GroupAuthorizationFailed.Code
+		}
+		return resp, nil, true
+	}
+	c.ControlKey(int16(kmsg.Heartbeat), refuse)
+	c.ControlKey(int16(kmsg.JoinGroup), refuse)
+	// The runner runs on (ctx): only losing its group may make it report out.
+	deadline := time.Now().Add(10 * time.Second)
+	for h.Status().Groups["l.group"].Joined {
+		if time.Now().After(deadline) {
+			t.Fatalf("still joined 10 s after its heartbeats were refused: %+v", h.Status())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -153,8 +153,11 @@ func AlignTopicConfigs(ctx context.Context, brokers []string, specs []TopicSpec,
 	}
 	current := map[string]map[string]string{}
 	for _, rc := range described {
-		if rc.Err != nil {
+		if errors.Is(rc.Err, kerr.UnknownTopicOrPartition) {
 			continue // absent: EnsureTopics creates it with its configuration
+		}
+		if rc.Err != nil {
+			return nil, fmt.Errorf("align topic configs: describe %s: %w", rc.Name, rc.Err)
 		}
 		kv := map[string]string{}
 		for _, c := range rc.Configs {

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/tlsfiles"
@@ -30,7 +33,7 @@ func blobStoreFlags(fs *flag.FlagSet, b *BlobStore) {
 	str := func(p *string, name, def, help string) {
 		fs.StringVar(p, name, envOr(name, def), help+" (env "+envName(name)+")")
 	}
-	str(&b.URL, "blob-store", "", "where uploads live: empty for --data-dir/blobs (one host or a shared filesystem), or s3://bucket[/prefix] (credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)")
+	str(&b.URL, "blob-store", "", "where uploads live: empty for --data-dir/blobs (one host or a shared filesystem), or s3://bucket[/prefix] (credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, else an IAM role)")
 	str(&b.Endpoint, "s3-endpoint", "s3.amazonaws.com", "host[:port] of the S3 API")
 	str(&b.Region, "s3-region", "", "S3 region")
 	str(&b.SSE, "s3-sse", "", `server-side encryption of each object: "s3" (the server's keys), "kms:<key id>", or empty`)
@@ -51,12 +54,31 @@ func (b BlobStore) open(ctx context.Context, dataDir string) (blob.Store, error)
 	cfg := blob.S3Config{
 		Endpoint: b.Endpoint, Bucket: u.Host, Prefix: strings.Trim(u.Path, "/"), Region: b.Region,
 		AccessKey: os.Getenv("AWS_ACCESS_KEY_ID"), SecretKey: os.Getenv("AWS_SECRET_ACCESS_KEY"),
-		Insecure: b.Insecure, SSE: b.SSE, CreateBucket: b.Create,
+		SessionToken: os.Getenv("AWS_SESSION_TOKEN"),
+		Insecure:     b.Insecure, SSE: b.SSE, CreateBucket: b.Create,
 	}
 	if b.TLSFiles != (tlsfiles.Files{}) {
 		if cfg.TLS, err = b.TLSFiles.Config(); err != nil {
 			return nil, fmt.Errorf("s3: %w", err)
 		}
 	}
-	return blob.NewS3(ctx, cfg)
+	// A store started beside the process (compose) may not answer yet: wait for it as for
+	// the brokers. Anything but a connection failure (a refused login, a missing bucket)
+	// fails at once.
+	give := time.Now().Add(s3Wait)
+	for {
+		s, err := blob.NewS3(ctx, cfg)
+		var netErr net.Error
+		if err == nil || !errors.As(err, &netErr) || time.Now().After(give) || ctx.Err() != nil {
+			return s, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(time.Second):
+		}
+	}
 }
+
+// s3Wait is how long a process waits at start for an S3 endpoint that does not answer.
+const s3Wait = 2 * time.Minute

@@ -48,12 +48,12 @@ type readinessReport struct {
 	Status         string                        `json:"status"`             // ready or not_ready
 	Problems       []string                      `json:"problems,omitempty"` // why not, one line each
 	BrokerAnswered *time.Time                    `json:"broker_answered_at"` // when a broker last answered (null: never)
-	Groups         map[string]stream.GroupStatus `json:"groups"`             // this process's members and their partitions
+	Groups         map[string]stream.GroupStatus `json:"groups"`             // this process's members: in their groups, and the generation
 }
 
 // readiness reports whether the process does its job: a broker answered its clients
-// within brokerSilence, every group it runs has a member that joined (holding its share of
-// the partitions, none when the group has more members than partitions), and the views it
+// within brokerSilence, every group it runs has a member in its group (joined, and not lost
+// or left since; a stateful member may still be restoring its table), and the views it
 // serves from (the edge's session states, the consent index) have caught up.
 func (s *Service) readiness() readinessReport {
 	st := s.health.Status()

@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/minio/minio-go/v7"
@@ -23,14 +22,15 @@ const SchemeS3 = "s3://"
 
 // S3Config is where an S3 store keeps its objects and how it reaches them.
 type S3Config struct {
-	Endpoint  string // host[:port] of the S3 API, e.g. "s3.eu-west-1.amazonaws.com" or "minio:9000"
-	Bucket    string // must exist
-	Prefix    string // put before every key, e.g. "idstream/" (optional)
-	Region    string // optional
-	AccessKey string // credentials (AWS_ACCESS_KEY_ID); both empty: anonymous
-	SecretKey string // AWS_SECRET_ACCESS_KEY
-	Insecure  bool   // plain HTTP instead of HTTPS (a test server, a private network)
-	TLS       *tls.Config
+	Endpoint     string // host[:port] of the S3 API, e.g. "s3.eu-west-1.amazonaws.com" or "minio:9000"
+	Bucket       string // must exist
+	Prefix       string // put before every key, e.g. "idstream/" (optional)
+	Region       string // optional
+	AccessKey    string // credentials (AWS_ACCESS_KEY_ID); both empty: the AWS environment, then IAM roles
+	SecretKey    string // AWS_SECRET_ACCESS_KEY
+	SessionToken string // AWS_SESSION_TOKEN of temporary credentials (optional)
+	Insecure     bool   // plain HTTP instead of HTTPS (a test server, a private network)
+	TLS          *tls.Config
 	// SSE asks the server to encrypt each object at rest: "" none, "s3" (SSE-S3, the
 	// server's keys), or "kms:<key id>" (SSE-KMS).
 	SSE string
@@ -91,7 +91,11 @@ func NewS3(ctx context.Context, cfg S3Config) (*S3, error) {
 	}
 	opts := &minio.Options{Secure: !cfg.Insecure, Region: cfg.Region}
 	if cfg.AccessKey != "" || cfg.SecretKey != "" {
-		opts.Creds = credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, "")
+		opts.Creds = credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, cfg.SessionToken)
+	} else {
+		// No keys: the AWS environment variables, then IAM (a Kubernetes service account's
+		// web identity, an ECS task role, an EC2 instance profile).
+		opts.Creds = credentials.NewChainCredentials([]credentials.Provider{&credentials.EnvAWS{}, &credentials.IAM{}})
 	}
 	if cfg.TLS != nil {
 		tr, err := minio.DefaultTransport(!cfg.Insecure)
@@ -153,8 +157,9 @@ func (s *S3) Put(ctx context.Context, key string, data []byte, mediaType string)
 	return Object{URI: s.URI(key), SHA256: digest, Size: int64(len(data)), MediaType: mediaType}, nil
 }
 
-// Get implements Store. It returns an error when the bytes do not match the SHA-256
-// recorded at Put.
+// Get implements Store. It returns ErrCorrupt when the bytes do not match the SHA-256
+// recorded at Put (objects put by other means carry none and are not checked here; the
+// claim check compares every read with the digest in its event anyway).
 func (s *S3) Get(ctx context.Context, uri string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("blob: get: %w", err)
@@ -209,7 +214,9 @@ func (s *S3) Delete(ctx context.Context, uri string) error {
 
 // DeletePrefix implements Store. prefix is a key prefix ("t1/ses_1/"), optionally written
 // as a URI ("s3://t1/ses_1/"); the trailing slash is optional. It lists the objects under
-// the prefix and deletes them in batches.
+// the prefix (a session's handful), then deletes them in one batch. On a versioned bucket
+// this, like Delete, leaves the bytes as noncurrent versions: keep versioning off, or expire
+// noncurrent versions with a lifecycle rule.
 func (s *S3) DeletePrefix(ctx context.Context, prefix string) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("blob: delete prefix: %w", err)
@@ -218,31 +225,39 @@ func (s *S3) DeletePrefix(ctx context.Context, prefix string) error {
 	if err := ValidateKey(p); err != nil {
 		return fmt.Errorf("blob: delete prefix: %w", err)
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(ctx) // ends the lister if we stop reading it
 	defer cancel()
-	listed := s.cl.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{Prefix: s.prefix + p + "/", Recursive: true})
-	objects := make(chan minio.ObjectInfo)
-	var listErr error
-	go func() {
-		defer close(objects)
-		for o := range listed {
-			if o.Err != nil {
-				listErr = o.Err
-				return
-			}
-			objects <- o
+	var objects []minio.ObjectInfo
+	for o := range s.cl.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{Prefix: s.prefix + p + "/", Recursive: true}) {
+		if o.Err != nil {
+			return fmt.Errorf("blob: delete prefix %s: list: %w", p, o.Err)
 		}
-	}()
-	for r := range s.cl.RemoveObjects(ctx, s.bucket, objects, minio.RemoveObjectsOptions{}) {
-		if r.Err != nil && !errors.Is(s3Error(r.Err), ErrNotFound) {
-			cancel()
-			for range objects { // let the lister end
-			}
-			return fmt.Errorf("blob: delete prefix %s: %s: %w", p, r.ObjectName, r.Err)
+		objects = append(objects, o)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("blob: delete prefix %s: %w", p, err)
+	}
+	if len(objects) == 0 {
+		return nil
+	}
+	queue := make(chan minio.ObjectInfo, len(objects)) // filled and closed: no sender to leak
+	for _, o := range objects {
+		queue <- o
+	}
+	close(queue)
+	var first error
+	// Every result is read, so that minio-go's goroutines, which send them without looking
+	// at ctx, all end.
+	for r := range s.cl.RemoveObjects(ctx, s.bucket, queue, minio.RemoveObjectsOptions{}) {
+		if r.Err != nil && !errors.Is(s3Error(r.Err), ErrNotFound) && first == nil {
+			first = fmt.Errorf("blob: delete prefix %s: %s: %w", p, r.ObjectName, r.Err)
 		}
 	}
-	if listErr != nil {
-		return fmt.Errorf("blob: delete prefix %s: list: %w", p, listErr)
+	if first != nil {
+		return first
+	}
+	if err := ctx.Err(); err != nil { // a cancelled batch reports no error of its own
+		return fmt.Errorf("blob: delete prefix %s: %w", p, err)
 	}
 	return nil
 }
@@ -250,10 +265,10 @@ func (s *S3) DeletePrefix(ctx context.Context, prefix string) error {
 // keyOf returns the key of an "s3://" URI, or an error wrapping ErrInvalidKey.
 func (s *S3) keyOf(uri string) (string, error) { return keyOfURI(uri, SchemeS3) }
 
-// s3Error wraps a missing object or bucket answer as ErrNotFound and keeps others.
+// s3Error wraps a missing object's answer (NoSuchKey) as ErrNotFound and keeps the others:
+// a missing bucket or a 404 from something else is an error, never an erased object.
 func s3Error(err error) error {
-	resp := minio.ToErrorResponse(err)
-	if resp.Code == "NoSuchKey" || resp.StatusCode == http.StatusNotFound {
+	if minio.ToErrorResponse(err).Code == "NoSuchKey" {
 		return fmt.Errorf("%w: %v", ErrNotFound, err)
 	}
 	return err

@@ -74,10 +74,24 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ .Values.blobs.s3Region | quote }}
 - name: IDSTREAM_S3_SSE
   value: {{ .Values.blobs.s3SSE | quote }}
+{{- /* Optional: without keys, the pod's IAM role (a service account's web identity). */}}
 - name: AWS_ACCESS_KEY_ID
-  valueFrom: {secretKeyRef: {name: {{ include "idstream.secretName" . }}, key: s3-access-key}}
+  valueFrom: {secretKeyRef: {name: {{ include "idstream.secretName" . }}, key: s3-access-key, optional: true}}
 - name: AWS_SECRET_ACCESS_KEY
-  valueFrom: {secretKeyRef: {name: {{ include "idstream.secretName" . }}, key: s3-secret-key}}
+  valueFrom: {secretKeyRef: {name: {{ include "idstream.secretName" . }}, key: s3-secret-key, optional: true}}
+{{- with .Values.tlsCASecret }}
+{{- /* One CA bundle (key ca.pem) for the TLS connections that are on. */}}
+{{- if $.Values.kafka.tls }}
+- name: IDSTREAM_KAFKA_TLS_CA
+  value: /etc/idstream/tls/ca.pem
+{{- end }}
+{{- if $.Values.clickhouse.tls }}
+- name: IDSTREAM_CLICKHOUSE_TLS_CA
+  value: /etc/idstream/tls/ca.pem
+{{- end }}
+- name: IDSTREAM_S3_TLS_CA
+  value: /etc/idstream/tls/ca.pem
+{{- end }}
 - name: IDSTREAM_TOPIC_RETENTION
   value: {{ .Values.topicRetention | quote }}
 - name: IDSTREAM_ERASURE_LAG
@@ -145,6 +159,9 @@ containers:
       {{- if $root.Values.cscaConfigMap }}
       - {name: csca, mountPath: /etc/idstream/csca, readOnly: true}
       {{- end }}
+      {{- if $root.Values.tlsCASecret }}
+      - {name: tls-ca, mountPath: /etc/idstream/tls, readOnly: true}
+      {{- end }}
 volumes:
   - {name: data, emptyDir: {}}
   - {name: tmp, emptyDir: {}}
@@ -155,5 +172,9 @@ volumes:
   {{- if $root.Values.cscaConfigMap }}
   - name: csca
     configMap: {name: {{ $root.Values.cscaConfigMap }}}
+  {{- end }}
+  {{- with $root.Values.tlsCASecret }}
+  - name: tls-ca
+    secret: {secretName: {{ . }}, items: [{key: ca.pem, path: ca.pem}]}
   {{- end }}
 {{- end -}}
