@@ -94,7 +94,7 @@ func flagSet(name string, cfg *Config) *flag.FlagSet {
 		fs.DurationVar(p, name, d, help+" (env "+envName(name)+")")
 	}
 	dur(&cfg.TopicRetention, "topic-retention", defaultTopicRetention, "how long the event topics (captures, OCR and chip results, ...: personal data no erasure reaches) keep their records; dead-letter topics four times as long; set by idstream topics")
-	dur(&cfg.ErasureLag, "erasure-lag", defaultErasureLag, "longest a record an erasure replaced stays in a compacted topic (session states, decisions: max.compaction.lag.ms); set by idstream topics")
+	dur(&cfg.ErasureLag, "erasure-lag", defaultErasureLag, "longest a record an erasure replaced stays in a compacted topic (session states, decisions: max.compaction.lag.ms and segment.ms); 0 leaves the broker's settings (a broker that refuses those properties); set by idstream topics")
 	maxWait, err := time.ParseDuration(envOr("max-pipeline-wait", edge.DefaultMaxPipelineWait.String()))
 	if err != nil {
 		maxWait = edge.DefaultMaxPipelineWait

@@ -319,12 +319,9 @@ func ensureTopics(ctx context.Context, brokers []string, specs []stream.TopicSpe
 // them for --topic-retention, their dead-letter topics four times as long. The consent and
 // erasure records are the controller's evidence and are kept.
 func topicSpecs(cfg Config) []stream.TopicSpec {
-	retention, lag := cfg.TopicRetention, cfg.ErasureLag
+	retention, lag := cfg.TopicRetention, max(cfg.ErasureLag, 0) // lag 0: the broker's settings
 	if retention <= 0 {
 		retention = defaultTopicRetention
-	}
-	if lag <= 0 {
-		lag = defaultErasureLag
 	}
 	partitions := int32(cfg.Partitions)
 	var specs []stream.TopicSpec
