@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -12,8 +13,10 @@ import (
 // of them, and whether each group's member in this process is in its group. Give it to
 // every client with WithHealth; a readiness probe reads Status. Safe for concurrent use.
 type Health struct {
+	// answered is when a broker last answered a request (unix nanoseconds; 0: never), set on
+	// every answer of every client without a lock.
+	answered atomic.Int64
 	mu       sync.Mutex
-	answered time.Time              // when a broker last answered a request
 	members  map[string]*kgo.Client // group → the client of the process's current member
 	// lostAt holds, for a member that lost its group (its session expired, the broker
 	// fenced it), the generation it lost: kgo still reports it until the member joins again.
@@ -50,7 +53,10 @@ type GroupStatus struct {
 func (h *Health) Status() HealthStatus {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	st := HealthStatus{BrokerAnswered: h.answered, Groups: map[string]GroupStatus{}}
+	st := HealthStatus{Groups: map[string]GroupStatus{}}
+	if ns := h.answered.Load(); ns != 0 {
+		st.BrokerAnswered = time.Unix(0, ns)
+	}
 	for g, cl := range h.members {
 		if cl == nil { // its runner ended; a new one may start
 			st.Groups[g] = GroupStatus{Generation: -1}
@@ -66,12 +72,9 @@ func (h *Health) Status() HealthStatus {
 // OnBrokerE2E implements kgo.HookBrokerE2E: a request answered without error marks the
 // brokers reachable.
 func (h *Health) OnBrokerE2E(_ kgo.BrokerMetadata, _ int16, e2e kgo.BrokerE2E) {
-	if e2e.Err() != nil {
-		return
+	if e2e.Err() == nil {
+		h.answered.Store(h.now().UnixNano())
 	}
-	h.mu.Lock()
-	h.answered = h.now()
-	h.mu.Unlock()
 }
 
 // OnClientClosed implements kgo.HookClientClosed: a group member whose client closed (its
