@@ -21,12 +21,15 @@ type Health struct {
 	// lostAt holds, for a member that lost its group (its session expired, the broker
 	// fenced it), the generation it lost: kgo still reports it until the member joins again.
 	lostAt map[*kgo.Client]int32
-	now    func() time.Time
+	// unrestored counts, for a stateful group's member, the partitions it owns whose table
+	// is not restored yet.
+	unrestored map[string]func() int
+	now        func() time.Time
 }
 
 // NewHealth returns an empty Health.
 func NewHealth() *Health {
-	return &Health{members: map[string]*kgo.Client{}, lostAt: map[*kgo.Client]int32{}, now: time.Now}
+	return &Health{members: map[string]*kgo.Client{}, lostAt: map[*kgo.Client]int32{}, unrestored: map[string]func() int{}, now: time.Now}
 }
 
 // WithHealth makes every client report to h: each broker answer, and each group member's
@@ -42,11 +45,12 @@ type HealthStatus struct {
 }
 
 // GroupStatus is one group member's state in a HealthStatus: whether it is in its group
-// (it has joined and not left or lost it since), and the group generation it joined. A
-// member of a stateful group may still be restoring its table when it has joined.
+// (it has joined and not left or lost it since), the group generation it joined, and, for a
+// stateful group, how many of its partitions still wait for their table to be restored.
 type GroupStatus struct {
 	Joined     bool  `json:"joined"`
 	Generation int32 `json:"generation"`
+	Restoring  int   `json:"restoring,omitempty"`
 }
 
 // Status returns the current state.
@@ -64,7 +68,11 @@ func (h *Health) Status() HealthStatus {
 		}
 		id, gen := cl.GroupMetadata()
 		lost, wasLost := h.lostAt[cl]
-		st.Groups[g] = GroupStatus{Joined: id != "" && gen >= 0 && !(wasLost && gen == lost), Generation: gen}
+		gs := GroupStatus{Joined: id != "" && gen >= 0 && !(wasLost && gen == lost), Generation: gen}
+		if n := h.unrestored[g]; n != nil {
+			gs.Restoring = n()
+		}
+		st.Groups[g] = gs
 	}
 	return st
 }
@@ -88,6 +96,17 @@ func (h *Health) OnClientClosed(cl *kgo.Client) {
 		}
 	}
 	delete(h.lostAt, cl)
+}
+
+// tables records how many partitions of group's stateful member wait for their table
+// (replacing the count of a runner that ended). n must not call the Health.
+func (h *Health) tables(group string, n func() int) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	h.unrestored[group] = n
+	h.mu.Unlock()
 }
 
 // lost records that cl's member lost its group in the generation it reports now.

@@ -94,6 +94,7 @@ func NewStatefulRunner(g StatefulGroup, opts ...Option) (*StatefulRunner, error)
 	}
 	r.sess = sess
 	cfg.health.member(g.Name, sess.Client())
+	cfg.health.tables(g.Name, r.unrestored)
 	return r, nil
 }
 
@@ -150,6 +151,13 @@ func (r *StatefulRunner) pendingLocked() map[int32]uint64 {
 		}
 	}
 	return pending
+}
+
+// unrestored returns how many owned partitions wait for their table to be restored.
+func (r *StatefulRunner) unrestored() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.pendingLocked())
 }
 
 // restorePending restores every owned partition not yet restored, until none is left (a

@@ -160,20 +160,31 @@ func testCrash(t *testing.T, openTxn, sameID bool) {
 	if sameID {
 		optsB = append(optsB, WithTransactionalID("s.counter-member-0"))
 	}
-	b, err := NewStatefulRunner(counterGroup(cB), testOpts(brokers, optsB...)...)
+	healthB := NewHealth()
+	b, err := NewStatefulRunner(counterGroup(cB), testOpts(brokers, append(optsB, WithHealth(healthB))...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	bctx, stopB := context.WithCancel(ctx)
 	errB := make(chan error, 1)
 	go func() { errB <- b.Run(bctx) }()
+	restoring := 0 // the most partitions B reported waiting for their table
 	for tableSum(b.Table()) < n {
 		if ctx.Err() != nil {
 			t.Fatalf("member B did not catch up: table sum %d of %d", tableSum(b.Table()), n)
 		}
-		time.Sleep(10 * time.Millisecond)
+		restoring = max(restoring, healthB.Status().Groups["s.counter"].Restoring)
+		time.Sleep(5 * time.Millisecond)
 	}
 	took := time.Since(killed)
+	// B's restore waits for the broker to abort A's transaction (2 s): its Health says so
+	// meanwhile, and nothing is left to restore once it caught up.
+	if openTxn && !sameID && restoring == 0 {
+		t.Error("member B never reported a table partition waiting for its restore")
+	}
+	if st := healthB.Status().Groups["s.counter"]; !st.Joined || st.Restoring != 0 {
+		t.Errorf("member B after catching up: %+v", st)
+	}
 	stopB()
 	if err := <-errB; err != nil {
 		t.Fatalf("member B: %v", err)

@@ -53,8 +53,8 @@ type readinessReport struct {
 
 // readiness reports whether the process does its job: a broker answered its clients
 // within brokerSilence, every group it runs has a member in its group (joined, and not lost
-// or left since; a stateful member may still be restoring its table), and the views it
-// serves from (the edge's session states, the consent index) have caught up.
+// or left since; a stateful member with its table restored), and the views it serves from
+// (the edge's session states, the consent index) have caught up.
 func (s *Service) readiness() readinessReport {
 	st := s.health.Status()
 	r := readinessReport{Status: "ready", Groups: st.Groups}
@@ -74,8 +74,11 @@ func (s *Service) readiness() readinessReport {
 	}
 	slices.Sort(names)
 	for _, g := range names {
-		if !st.Groups[g].Joined {
+		switch gs := st.Groups[g]; {
+		case !gs.Joined:
 			r.Problems = append(r.Problems, "group "+g+": the member has not joined its group")
+		case gs.Restoring > 0:
+			r.Problems = append(r.Problems, fmt.Sprintf("group %s: restoring the table of %d partitions", g, gs.Restoring))
 		}
 	}
 	if s.started.Load() { // Start has set the views, if any, and writes them no more
