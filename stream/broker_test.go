@@ -35,29 +35,16 @@ func TestEnsureTopics(t *testing.T) {
 	ensure(t, e.Addrs(), specs...)
 	ensure(t, e.Addrs(), specs...) // idempotent
 
-	cl, err := kgo.NewClient(kgo.SeedBrokers(e.Addrs()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	rcs, err := adm.DescribeTopicConfigs(ctx, "t.state", "t.events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, rc := range rcs {
-		want := map[string]string{"t.state": "compact", "t.events": "delete"}[rc.Name]
-		for _, c := range rc.Configs {
-			if c.Key == "cleanup.policy" && c.MaybeValue() != want {
-				t.Errorf("%s cleanup.policy = %q, want %q", rc.Name, c.MaybeValue(), want)
-			}
-			if rc.Name == "t.events" && c.Key == "retention.ms" && c.MaybeValue() != "3600000" {
-				t.Errorf("retention.ms = %q", c.MaybeValue())
-			}
+	for topic, want := range map[string]string{"t.state": "compact", "t.events": "delete"} {
+		if got := topicConfigs(t, e.Addrs(), topic)["cleanup.policy"]; got != want {
+			t.Errorf("%s cleanup.policy = %q, want %q", topic, got, want)
 		}
 	}
+	if got := topicConfigs(t, e.Addrs(), "t.events")["retention.ms"]; got != "3600000" {
+		t.Errorf("retention.ms = %q", got)
+	}
 
-	err = EnsureTopics(ctx, e.Addrs(), []TopicSpec{{Name: "t.state", Partitions: 4, Compacted: true}})
+	err := EnsureTopics(ctx, e.Addrs(), []TopicSpec{{Name: "t.state", Partitions: 4, Compacted: true}})
 	if !errors.Is(err, ErrPartitionMismatch) {
 		t.Fatalf("want partition mismatch, got %v", err)
 	}
@@ -280,23 +267,7 @@ func TestAlignTopicConfigs(t *testing.T) {
 		{Name: "a.state", Partitions: 2, Compacted: true, MaxCompactionLag: 24 * time.Hour},
 	}
 	ensure(t, e.Addrs(), specs...)
-	configs := func(topic string) map[string]string {
-		t.Helper()
-		cl, err := kgo.NewClient(kgo.SeedBrokers(e.Addrs()...))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cl.Close()
-		rcs, err := kadm.NewClient(cl).DescribeTopicConfigs(ctx, topic)
-		if err != nil {
-			t.Fatal(err)
-		}
-		kv := map[string]string{}
-		for _, c := range rcs[0].Configs {
-			kv[c.Key] = c.MaybeValue()
-		}
-		return kv
-	}
+	configs := func(topic string) map[string]string { return topicConfigs(t, e.Addrs(), topic) }
 	if got := configs("a.state"); got["max.compaction.lag.ms"] != "86400000" || got["segment.ms"] != "86400000" {
 		t.Fatalf("a.state created with max.compaction.lag.ms %q, segment.ms %q", got["max.compaction.lag.ms"], got["segment.ms"])
 	}
@@ -314,4 +285,23 @@ func TestAlignTopicConfigs(t *testing.T) {
 	if changed, err := AlignTopicConfigs(ctx, e.Addrs(), specs); err != nil || len(changed) != 0 {
 		t.Errorf("second run changed %v, %v", changed, err)
 	}
+}
+
+// topicConfigs returns the configuration of topic, key by key, as the brokers describe it.
+func topicConfigs(t *testing.T, brokers []string, topic string) map[string]string {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	rcs, err := kadm.NewClient(cl).DescribeTopicConfigs(context.Background(), topic)
+	if err != nil || len(rcs) != 1 || rcs[0].Err != nil {
+		t.Fatalf("describe %s: %v %+v", topic, err, rcs)
+	}
+	kv := map[string]string{}
+	for _, c := range rcs[0].Configs {
+		kv[c.Key] = c.MaybeValue()
+	}
+	return kv
 }

@@ -30,15 +30,13 @@ type BlobStore struct {
 
 // blobStoreFlags adds the flags of b to fs, with defaults from the environment.
 func blobStoreFlags(fs *flag.FlagSet, b *BlobStore) {
-	str := func(p *string, name, def, help string) {
-		fs.StringVar(p, name, envOr(name, def), help+" (env "+envName(name)+")")
-	}
+	str := func(p *string, name, def, help string) { stringFlag(fs, p, name, def, help) }
 	str(&b.URL, "blob-store", "", "where uploads live: empty for --data-dir/blobs (one host or a shared filesystem), or s3://bucket[/prefix] (credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, else an IAM role)")
 	str(&b.Endpoint, "s3-endpoint", "s3.amazonaws.com", "host[:port] of the S3 API")
 	str(&b.Region, "s3-region", "", "S3 region")
 	str(&b.SSE, "s3-sse", "", `server-side encryption of each object: "s3" (the server's keys), "kms:<key id>", or empty`)
-	fs.BoolVar(&b.Insecure, "s3-insecure", envBool("s3-insecure"), "plain HTTP to the S3 API, for a private network (env "+envName("s3-insecure")+")")
-	fs.BoolVar(&b.Create, "s3-create-bucket", envBool("s3-create-bucket"), "create the bucket when it does not exist (env "+envName("s3-create-bucket")+")")
+	boolFlag(fs, &b.Insecure, "s3-insecure", "plain HTTP to the S3 API, for a private network")
+	boolFlag(fs, &b.Create, "s3-create-bucket", "create the bucket when it does not exist")
 	str(&b.TLSFiles.CA, "s3-tls-ca", "", "PEM file of the CA certificates that sign the S3 API's certificate (default: the system's roots)")
 }
 
@@ -65,19 +63,19 @@ func (b BlobStore) open(ctx context.Context, dataDir string) (blob.Store, error)
 	// A store started beside the process (compose) may not answer yet: wait for it as for
 	// the brokers. Anything but a connection failure (a refused login, a missing bucket)
 	// fails at once.
-	give := time.Now().Add(s3Wait)
-	for {
-		s, err := blob.NewS3(ctx, cfg)
+	var s *blob.S3
+	permanent := func(err error) bool {
 		var netErr net.Error
-		if err == nil || !errors.As(err, &netErr) || time.Now().After(give) || ctx.Err() != nil {
-			return s, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, err
-		case <-time.After(time.Second):
-		}
+		return !errors.As(err, &netErr)
 	}
+	err = awaitServer(ctx, s3Wait, nil, "S3", permanent, func() (err error) {
+		s, err = blob.NewS3(ctx, cfg)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // s3Wait is how long a process waits at start for an S3 endpoint that does not answer.

@@ -272,23 +272,13 @@ func dialClickHouse(ctx context.Context, addr string, c Connections, wait time.D
 	if err != nil {
 		return nil, err
 	}
-	give := time.Now().Add(wait)
-	var warned time.Time
-	for {
-		conn, err := chsink.Dial(ctx, addr, opts...)
-		if err == nil || chsink.IsAuthError(err) || tlsfiles.IsCertificateError(err) || time.Now().After(give) || ctx.Err() != nil {
-			return conn, err
-		}
-		if time.Since(warned) > 10*time.Second {
-			log.Warn("waiting for ClickHouse", "addr", addr, "err", err)
-			warned = time.Now()
-		}
-		select {
-		case <-ctx.Done():
-			return nil, err
-		case <-time.After(time.Second):
-		}
-	}
+	var conn driver.Conn
+	permanent := func(err error) bool { return chsink.IsAuthError(err) || tlsfiles.IsCertificateError(err) }
+	err = awaitServer(ctx, wait, log, "ClickHouse", permanent, func() (err error) {
+		conn, err = chsink.Dial(ctx, addr, opts...)
+		return err
+	}, "addr", addr)
+	return conn, err
 }
 
 // runProbe GETs one URL and succeeds when it answers 2xx within probeTimeout: the health

@@ -57,9 +57,7 @@ type Config struct {
 // matching IDSTREAM_* environment variable when it is set.
 func flagSet(name string, cfg *Config) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	str := func(p *string, flagName, def, help string) {
-		fs.StringVar(p, flagName, envOr(flagName, def), help+" (env "+envName(flagName)+")")
-	}
+	str := func(p *string, flagName, def, help string) { stringFlag(fs, p, flagName, def, help) }
 	str(&cfg.DataDir, "data-dir", ".data", "data directory")
 	str(&cfg.EdgeAddr, "edge-addr", "127.0.0.1:8080", "REST edge listen address")
 	str(&cfg.ConsentAddr, "consent-addr", "127.0.0.1:8081", "consent API listen address")
@@ -153,10 +151,17 @@ func envName(flagName string) string {
 	return "IDSTREAM_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-// envBool is the default of a boolean flag: its IDSTREAM_* variable is "1" or "true".
-func envBool(flagName string) bool {
-	v := envOr(flagName, "")
-	return v == "1" || strings.EqualFold(v, "true")
+// stringFlag defines a string flag on fs whose default is its IDSTREAM_* variable, when set,
+// else def.
+func stringFlag(fs *flag.FlagSet, p *string, name, def, help string) {
+	fs.StringVar(p, name, envOr(name, def), help+" (env "+envName(name)+")")
+}
+
+// boolFlag defines a boolean flag on fs, true by default when its IDSTREAM_* variable is "1"
+// or "true".
+func boolFlag(fs *flag.FlagSet, p *bool, name, help string) {
+	v := envOr(name, "")
+	fs.BoolVar(p, name, v == "1" || strings.EqualFold(v, "true"), help+" (env "+envName(name)+")")
 }
 
 func envOr(flagName, def string) string {

@@ -59,12 +59,8 @@ func (s secret) value() (string, error) {
 
 // connectionFlags adds the flags of c to fs, with defaults from the environment.
 func connectionFlags(fs *flag.FlagSet, c *Connections) {
-	boolVar := func(p *bool, name, help string) {
-		fs.BoolVar(p, name, envBool(name), help+" (env "+envName(name)+")")
-	}
-	str := func(p *string, name, def, help string) {
-		fs.StringVar(p, name, envOr(name, def), help+" (env "+envName(name)+")")
-	}
+	boolVar := func(p *bool, name, help string) { boolFlag(fs, p, name, help) }
+	str := func(p *string, name, def, help string) { stringFlag(fs, p, name, def, help) }
 	tlsFlags := func(f *tlsfiles.Files, prefix, what string) {
 		str(&f.CA, prefix+"-ca", "", "PEM file of the CA certificates that sign "+what+"'s certificate (default: the system's roots)")
 		str(&f.Cert, prefix+"-cert", "", "PEM client certificate for mutual TLS with "+what)

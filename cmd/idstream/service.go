@@ -288,16 +288,27 @@ const brokerWait = 2 * time.Minute
 // another partition count, or brokers that refuse the client for good (a wrong password, an
 // untrusted certificate), fail at once. opts are the connection's (TLS, SASL).
 func ensureTopics(ctx context.Context, brokers []string, specs []stream.TopicSpec, log *slog.Logger, opts ...stream.Option) error {
-	give := time.Now().Add(brokerWait)
+	permanent := func(err error) bool {
+		return errors.Is(err, stream.ErrPartitionMismatch) || stream.IsConnectionRefused(err)
+	}
+	return awaitServer(ctx, brokerWait, log, "the brokers", permanent,
+		func() error { return stream.EnsureTopics(ctx, brokers, specs, opts...) }, "brokers", brokers)
+}
+
+// awaitServer calls try every second until it returns nil or an error permanent says no
+// wait fixes, wait has passed or ctx ends, and returns try's last error: how a process
+// starting beside a server that does not answer yet (a broker, ClickHouse, S3) waits for
+// it. Every 10 s of waiting it logs what it waits for, with attrs (log nil: silent).
+func awaitServer(ctx context.Context, wait time.Duration, log *slog.Logger, what string, permanent func(error) bool, try func() error, attrs ...any) error {
+	give := time.Now().Add(wait)
 	var warned time.Time
 	for {
-		err := stream.EnsureTopics(ctx, brokers, specs, opts...)
-		if err == nil || errors.Is(err, stream.ErrPartitionMismatch) || stream.IsConnectionRefused(err) ||
-			time.Now().After(give) || ctx.Err() != nil {
+		err := try()
+		if err == nil || permanent(err) || time.Now().After(give) || ctx.Err() != nil {
 			return err
 		}
-		if time.Since(warned) > 10*time.Second {
-			log.Warn("waiting for the brokers", "brokers", brokers, "err", err)
+		if log != nil && time.Since(warned) > 10*time.Second {
+			log.Warn("waiting for "+what, append(attrs, "err", err)...)
 			warned = time.Now()
 		}
 		select {
