@@ -20,7 +20,7 @@ FUZZ      := ./schemas:FuzzDecode:50000x ./internal/tlv:FuzzTLV:200000x \
              ./internal/lds:FuzzParseDG14:300000x ./internal/imagecheck:FuzzInspect:200000x \
              ./internal/imagemeta:FuzzRead:600000x ./internal/libjpeg:FuzzDecode:300000x
 
-.PHONY: all deps deps-run build run test fuzz bench bench-e2e chaos eval lint clean
+.PHONY: all deps deps-run build run test sdk sdk-check fuzz bench bench-e2e chaos eval lint clean
 
 all: build
 
@@ -41,10 +41,23 @@ build:
 run: deps-run build
 	./$(BIN) dev --data-dir $(DATA_DIR)
 
-## test: the full test suite (what CI runs): every package's tests, then each fuzz target briefly
-test:
+## test: the full test suite (what CI runs): the web SDK's type check, unit tests and bundle
+## freshness, every package's tests (the hosted capture page's among them, in headless
+## Chromium), then each fuzz target briefly
+test: sdk-check
 	$(GO) test -count=1 -timeout 45m $(PKGS)
 	$(MAKE) --no-print-directory fuzz
+
+## sdk: build the web SDK (sdk/web: dist/ for npm, and the bundles the edge embeds under
+## edge/capturepage/assets, which are committed)
+sdk:
+	cd sdk/web && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm run build
+
+## sdk-check: type-check the web SDK, run its unit tests, and fail if the embedded bundles are
+## older than its sources
+sdk-check:
+	@[ -d sdk/web/node_modules ] || { echo "sdk/web/node_modules missing: run make deps (npm ci)"; exit 1; }
+	cd sdk/web && npm run --silent check
 
 ## fuzz: run each fuzz target for its budget, or FUZZTIME (no panic, bounded allocation)
 fuzz:

@@ -22,6 +22,10 @@ var apiOperations = []string{
 	"POST /v1/ekyc/sessions/{session_id}/document",
 	"POST /v1/ekyc/sessions/{session_id}/nfc",
 	"POST /v1/ekyc/sessions/{session_id}/selfie",
+	"POST /v1/ekyc/sessions/{session_id}/handoff",
+	"GET /v1/capture/{session_id}",
+	"GET /v1/capture/{session_id}/phone",
+	"GET /v1/capture/assets/{name}",
 	"POST /v1/admin/blocklist",
 	"DELETE /v1/admin/blocklist/{id}",
 	"POST /v1/admin/webhooks/replay",
@@ -41,6 +45,10 @@ var apiStatuses = map[string][]string{
 	"POST /v1/ekyc/sessions/{session_id}/document": {"200", "202", "409", "410", "413", "422", "429"},
 	"POST /v1/ekyc/sessions/{session_id}/nfc":      {"202", "409", "410", "413", "422"},
 	"POST /v1/ekyc/sessions/{session_id}/selfie":   {"200", "202", "409", "410", "413", "422", "429"},
+	"POST /v1/ekyc/sessions/{session_id}/handoff":  {"201", "401", "403", "404", "409", "410", "422"},
+	"GET /v1/capture/{session_id}":                 {"200", "401", "404", "410"},
+	"GET /v1/capture/{session_id}/phone":           {"200", "401", "404", "409", "410"},
+	"GET /v1/capture/assets/{name}":                {"200", "304", "404"},
 	"POST /v1/admin/blocklist":                     {"201", "401", "403"},
 	"DELETE /v1/admin/blocklist/{id}":              {"204", "401", "403"},
 	"POST /v1/admin/webhooks/replay":               {"202", "401", "403"},
@@ -314,7 +322,11 @@ func TestOpenAPIOperationStatuses(t *testing.T) {
 		if !isV1(op.path) {
 			continue
 		}
-		for _, status := range []string{"401", "429", "500"} {
+		mustAnswer := []string{"401", "429", "500"}
+		if op.path == "/v1/capture/assets/{name}" { // public files: no credential, no tenant to limit
+			mustAnswer = []string{"500"}
+		}
+		for _, status := range mustAnswer {
 			if op.responses[status] == nil {
 				t.Errorf("%s: no %s response", op.key, status)
 			}
@@ -588,6 +600,10 @@ func TestOpenAPISecurity(t *testing.T) {
 		sort.Strings(got)
 		var want []string
 		switch {
+		case op.key == "POST /v1/ekyc/sessions/{session_id}/nfc": // a phone's chip step too
+			want = []string{"apiKey", "handoffToken", "sdkToken"}
+		case op.key == "POST /v1/ekyc/sessions/{session_id}/handoff": // the SDK's, never the backend's
+			want = []string{"sdkToken"}
 		case slices.Contains(sdkTokenOps, op.key):
 			want = []string{"apiKey", "sdkToken"}
 		case strings.HasPrefix(op.path, "/v1/ekyc/"):

@@ -18,6 +18,14 @@ packages=(
   kcat unzip curl
 )
 
+# The test tools' system packages (not for make run): Debian's Chromium for the hosted
+# capture page's browser test, and Node.js with npm for the web SDK (sdk/web) where the
+# machine has none.
+if [ "${IDSTREAM_SKIP_TEST_TOOLS:-}" != "1" ]; then
+  packages+=(chromium)
+  if ! command -v npm >/dev/null 2>&1; then packages+=(nodejs npm); fi
+fi
+
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 
@@ -55,6 +63,12 @@ if [ "${IDSTREAM_SKIP_TEST_TOOLS:-}" != "1" ]; then
   if [ ! -x "$bindir/versitygw" ]; then
     echo "deps: building versitygw $versitygw_version"
     go install "github.com/versity/versitygw/cmd/versitygw@$versitygw_version"
+  fi
+
+  # The web SDK's build tools (TypeScript, esbuild), pinned by sdk/web/package-lock.json.
+  if [ ! -d "$(dirname "$0")/../sdk/web/node_modules" ]; then
+    echo "deps: npm ci in sdk/web"
+    (cd "$(dirname "$0")/../sdk/web" && npm ci --no-audit --no-fund)
   fi
 
   # helm, for the chart's tests (helm lint and helm template of deploy/helm/idstream).

@@ -18,6 +18,7 @@ type principal struct {
 	tenant    *tenant.Tenant
 	sdkSessID string    // set for an sdk_token: the only session it may touch
 	sdkExpiry time.Time // the sdk_token's session expiry
+	handoff   bool      // a hand-off token: the chip step of sdkSessID only
 }
 
 func (p principal) isSDK() bool { return p.sdkSessID != "" }
@@ -90,45 +91,103 @@ func (s *Server) rateLimit(t *tenant.Tenant) error {
 // SDK is told 410 session_expired (and sees status "expired") rather than 401.
 const sdkTokenGrace = time.Hour
 
-// SDK tokens: base64url(session_id|tenant_id|expiry_unix) "." base64url(HMAC-SHA256).
+// Tokens are stateless: base64url(field|field|...) "." base64url(HMAC-SHA256 over the
+// token's kind, "|" and the payload), keyed by TokenSecret. Two kinds:
+//   - sdk: session_id|tenant_id|session_expiry_unix — one session's SDK (Session Init).
+//   - handoff: session_id|tenant_id|session_expiry_unix|link_expiry_unix — the chip step of
+//     one session on another device (POST .../handoff), refused once the chip is read.
+const (
+	tokenSDK     = "sdk"
+	tokenHandoff = "handoff"
+)
 
-// sdkToken returns the stateless token scoped to one session until expires.
-func (s *Server) sdkToken(sessionID, tenantID string, expires time.Time) string {
-	payload := sessionID + "|" + tenantID + "|" + strconv.FormatInt(expires.Unix(), 10)
+// signToken returns a token of kind holding fields (which must not contain "|").
+func (s *Server) signToken(kind string, fields ...string) string {
+	payload := strings.Join(fields, "|")
 	mac := hmac.New(sha256.New, s.cfg.TokenSecret)
-	mac.Write([]byte("sdk|" + payload))
+	mac.Write([]byte(kind + "|" + payload))
 	return base64.RawURLEncoding.EncodeToString([]byte(payload)) + "." +
 		base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
-// verifySDKToken checks the token's MAC in constant time and its expiry.
-func (s *Server) verifySDKToken(tok string) (sessionID, tenantID string, expiry time.Time, ok bool) {
+// openToken checks tok's MAC for kind in constant time and returns its n fields.
+func (s *Server) openToken(kind, tok string, n int) ([]string, bool) {
 	p, m, found := strings.Cut(tok, ".")
 	if !found || len(tok) > 512 {
-		return "", "", time.Time{}, false
+		return nil, false
 	}
 	// Strict: one token has one spelling (the trailing bits of its last character count).
 	payload, err := base64.RawURLEncoding.Strict().DecodeString(p)
 	if err != nil {
-		return "", "", time.Time{}, false
+		return nil, false
 	}
 	got, err := base64.RawURLEncoding.Strict().DecodeString(m)
 	if err != nil {
-		return "", "", time.Time{}, false
+		return nil, false
 	}
 	mac := hmac.New(sha256.New, s.cfg.TokenSecret)
-	mac.Write([]byte("sdk|"))
+	mac.Write([]byte(kind + "|"))
 	mac.Write(payload)
 	if !hmac.Equal(got, mac.Sum(nil)) {
+		return nil, false
+	}
+	fields := strings.Split(string(payload), "|")
+	if len(fields) != n {
+		return nil, false
+	}
+	return fields, true
+}
+
+func unixField(f string) (time.Time, bool) {
+	v, err := strconv.ParseInt(f, 10, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return time.Unix(v, 0), true
+}
+
+// sdkToken returns the stateless token scoped to one session until expires.
+func (s *Server) sdkToken(sessionID, tenantID string, expires time.Time) string {
+	return s.signToken(tokenSDK, sessionID, tenantID, strconv.FormatInt(expires.Unix(), 10))
+}
+
+// verifySDKToken checks the token's MAC in constant time and its expiry.
+func (s *Server) verifySDKToken(tok string) (sessionID, tenantID string, expiry time.Time, ok bool) {
+	f, ok := s.openToken(tokenSDK, tok, 3)
+	if !ok {
 		return "", "", time.Time{}, false
 	}
-	parts := strings.Split(string(payload), "|")
-	if len(parts) != 3 {
+	exp, ok := unixField(f[2])
+	if !ok || !s.now().Before(exp.Add(sdkTokenGrace)) {
 		return "", "", time.Time{}, false
 	}
-	exp, err := strconv.ParseInt(parts[2], 10, 64)
-	if err != nil || !s.now().Before(time.Unix(exp, 0).Add(sdkTokenGrace)) {
-		return "", "", time.Time{}, false
+	return f[0], f[1], exp, true
+}
+
+// handoffToken returns the token of a hand-off link of one session, valid until linkExpiry.
+func (s *Server) handoffToken(sessionID, tenantID string, sessionExpiry, linkExpiry time.Time) string {
+	return s.signToken(tokenHandoff, sessionID, tenantID,
+		strconv.FormatInt(sessionExpiry.Unix(), 10), strconv.FormatInt(linkExpiry.Unix(), 10))
+}
+
+// handoffPrincipal resolves a hand-off token (MAC, link expiry, tenant) to the principal of
+// its session's chip step, and applies the tenant's rate limit. Invalid or expired → 401.
+func (s *Server) handoffPrincipal(tok string) (principal, error) {
+	f, ok := s.openToken(tokenHandoff, tok, 4)
+	if !ok {
+		return principal{}, errUnauthorized()
 	}
-	return parts[0], parts[1], time.Unix(exp, 0), true
+	sessExp, ok1 := unixField(f[2])
+	linkExp, ok2 := unixField(f[3])
+	if !ok1 || !ok2 || !s.now().Before(linkExp) {
+		return principal{}, errUnauthorized()
+	}
+	t, ok := s.cfg.Tenants.Get(f[1])
+	if !ok {
+		return principal{}, errUnauthorized()
+	}
+	if err := s.rateLimit(t); err != nil {
+		return principal{}, err
+	}
+	return principal{tenant: t, sdkSessID: f[0], sdkExpiry: sessExp, handoff: true}, nil
 }

@@ -77,15 +77,22 @@ func (s *Server) documentStep(c *fiber.Ctx) error { return s.imageStep(c, true) 
 func (s *Server) selfieStep(c *fiber.Ctx) error   { return s.imageStep(c, false) }
 
 // stepSession authenticates and loads the session a capture is for, refusing closed,
-// expired or foreign sessions.
-func (s *Server) stepSession(c *fiber.Ctx) (principal, *schemas.SessionState, error) {
+// expired or foreign sessions. allowHandoff also takes a hand-off token (the chip step),
+// refused with 409 handoff_used once the session's chip step is accepted.
+func (s *Server) stepSession(c *fiber.Ctx, allowHandoff bool) (principal, *schemas.SessionState, error) {
 	p, err := s.authenticate(c, true)
+	if ae, ok := err.(*apiError); ok && allowHandoff && ae.code == CodeUnauthorized && bearer(c) != "" {
+		p, err = s.handoffPrincipal(bearer(c))
+	}
 	if err != nil {
 		return p, nil, err
 	}
 	st, err := s.loadSession(c, p)
 	if err != nil {
 		return p, nil, err
+	}
+	if p.handoff && chipAccepted(st) {
+		return p, nil, problem(fiber.StatusConflict, CodeHandoffUsed, "the chip step of this link is done")
 	}
 	switch {
 	case st.Decision != nil || st.DecidedAt != nil ||
@@ -107,7 +114,7 @@ func (s *Server) stepAllowed(st *schemas.SessionState, step string) bool {
 }
 
 func (s *Server) imageStep(c *fiber.Ctx, document bool) error {
-	p, st, err := s.stepSession(c)
+	p, st, err := s.stepSession(c, false)
 	if err != nil {
 		return err
 	}
@@ -341,7 +348,7 @@ type chipRequest struct {
 }
 
 func (s *Server) nfcStep(c *fiber.Ctx) error {
-	p, st, err := s.stepSession(c)
+	p, st, err := s.stepSession(c, true)
 	if err != nil {
 		return err
 	}

@@ -36,6 +36,7 @@ const (
 	CodeInvalidImage         = "invalid_image"
 	CodeInvalidChipData      = "invalid_chip_data"
 	CodeOverloaded           = "overloaded"
+	CodeHandoffUsed          = "handoff_used"
 )
 
 // ProblemTypeBase prefixes every problem "type" URI.

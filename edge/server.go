@@ -15,6 +15,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/idstream/idstream/edge/capturepage"
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/flow"
 	"github.com/idstream/idstream/internal/imagecheck"
@@ -72,6 +73,14 @@ type Config struct {
 	Registerer  prometheus.Registerer
 	Ready       func() bool // nil: always ready
 	OpenAPIJSON []byte      // served on GET /openapi.json; nil: 404
+	// PublicURL is the scheme and host people reach the edge at (https://verify.example.com),
+	// for the links it makes: Session Init's capture_url and hand-off links. Empty: the
+	// request's own scheme and Host.
+	PublicURL string
+	// CaptureAppURL is the deep link of the integrator's app that reads the chip, opened by a
+	// hand-off link's phone page with base_url, session_id, token and nonce added
+	// (default DefaultCaptureAppURL).
+	CaptureAppURL string
 }
 
 // Server is the REST edge. It is safe for concurrent use.
@@ -82,6 +91,7 @@ type Server struct {
 	now     func() time.Time
 	metrics *metrics
 	limits  *rateLimiter
+	assets  *capturepage.Assets
 }
 
 // New validates cfg and builds a Server. It returns an error when a required dependency is
@@ -147,12 +157,20 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("edge: register metrics: %w", err)
 		}
 	}
+	if err := checkPublicURL(cfg.PublicURL); err != nil {
+		return nil, err
+	}
+	assets, err := capturepage.LoadAssets()
+	if err != nil {
+		return nil, fmt.Errorf("edge: %w", err)
+	}
 	s := &Server{
 		cfg:     cfg,
 		log:     cfg.Logger,
 		now:     cfg.Clock,
 		metrics: m,
 		limits:  newRateLimiter(cfg.Clock),
+		assets:  assets,
 	}
 	s.app = fiber.New(fiber.Config{
 		AppName: "idstream-edge",
@@ -216,11 +234,19 @@ func (s *Server) routes() {
 
 	v1 := a.Group("/v1")
 	v1.Post("/ekyc/sessions", s.createSession)
-	v1.Get("/ekyc/sessions/:session_id", s.getSession)
+	v1.Get("/ekyc/sessions/:session_id", sdkCORS, s.getSession)
 	v1.Delete("/ekyc/sessions/:session_id", s.deleteSession)
-	v1.Post("/ekyc/sessions/:session_id/document", s.documentStep)
-	v1.Post("/ekyc/sessions/:session_id/selfie", s.selfieStep)
-	v1.Post("/ekyc/sessions/:session_id/nfc", s.nfcStep)
+	v1.Post("/ekyc/sessions/:session_id/document", sdkCORS, s.documentStep)
+	v1.Post("/ekyc/sessions/:session_id/selfie", sdkCORS, s.selfieStep)
+	v1.Post("/ekyc/sessions/:session_id/nfc", sdkCORS, s.nfcStep)
+	v1.Post("/ekyc/sessions/:session_id/handoff", sdkCORS, s.createHandoff)
+	for _, path := range []string{"", "/document", "/selfie", "/nfc", "/handoff"} {
+		v1.Options("/ekyc/sessions/:session_id"+path, sdkCORS)
+	}
+
+	v1.Get("/capture/assets/:name", s.captureAsset)
+	v1.Get("/capture/:session_id", s.capturePage)
+	v1.Get("/capture/:session_id/phone", s.phonePage)
 
 	v1.Post("/admin/blocklist", s.addBlocklist)
 	v1.Delete("/admin/blocklist/:entry_id", s.deleteBlocklist)

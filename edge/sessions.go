@@ -41,6 +41,9 @@ type SessionInitResponse struct {
 	Steps     []string `json:"steps"`
 	SDKToken  string   `json:"sdk_token"`
 	Nonce     string   `json:"nonce"`
+	// CaptureURL is the hosted capture page of the session, its sdk_token in the address:
+	// send the person there (or open it in a web view) when there is no app of your own.
+	CaptureURL string `json:"capture_url"`
 }
 
 func (s *Server) createSession(c *fiber.Ctx) error {
@@ -87,7 +90,7 @@ func (s *Server) createSession(c *fiber.Ctx) error {
 			if prev.RequestSHA256 == nil || *prev.RequestSHA256 != h || !now.Before(prev.CreatedAt.Add(idempotencyWindow)) {
 				return problem(fiber.StatusConflict, CodeIdempotencyKeyReused, "this Idempotency-Key was used with another request or more than 24 hours ago")
 			}
-			return c.Status(fiber.StatusCreated).JSON(s.initResponse(prev, p.tenant.ID))
+			return c.Status(fiber.StatusCreated).JSON(s.initResponse(c, prev, p.tenant.ID))
 		}
 	}
 
@@ -126,7 +129,7 @@ func (s *Server) createSession(c *fiber.Ctx) error {
 	if rec, ok := s.cfg.Sessions.(SessionRecorder); ok {
 		rec.Opened(st)
 	}
-	return c.Status(fiber.StatusCreated).JSON(s.initResponse(st, p.tenant.ID))
+	return c.Status(fiber.StatusCreated).JSON(s.initResponse(c, st, p.tenant.ID))
 }
 
 // openedState is the state the session group folds from a SessionOpened.
@@ -141,19 +144,21 @@ func openedState(ev schemas.SessionEvent) *schemas.SessionState {
 	}
 }
 
-func (s *Server) initResponse(st *schemas.SessionState, tenantID string) SessionInitResponse {
+func (s *Server) initResponse(c *fiber.Ctx, st *schemas.SessionState, tenantID string) SessionInitResponse {
 	steps := st.Steps
 	if steps == nil {
 		steps = []string{}
 	}
+	token := s.sdkToken(st.Envelope.SessionID, tenantID, st.ExpiresAt)
 	return SessionInitResponse{
-		SessionID: st.Envelope.SessionID,
-		ExpiresIn: int64(st.ExpiresAt.Sub(st.CreatedAt) / time.Second),
-		ExpiresAt: readmodel.Timestamp(st.ExpiresAt),
-		Flow:      st.Flow,
-		Steps:     steps,
-		SDKToken:  s.sdkToken(st.Envelope.SessionID, tenantID, st.ExpiresAt),
-		Nonce:     base64.StdEncoding.EncodeToString(s.sessionNonce(st.Envelope.SessionID)),
+		SessionID:  st.Envelope.SessionID,
+		ExpiresIn:  int64(st.ExpiresAt.Sub(st.CreatedAt) / time.Second),
+		ExpiresAt:  readmodel.Timestamp(st.ExpiresAt),
+		Flow:       st.Flow,
+		Steps:      steps,
+		SDKToken:   token,
+		Nonce:      base64.StdEncoding.EncodeToString(s.sessionNonce(st.Envelope.SessionID)),
+		CaptureURL: s.captureURL(c, st.Envelope.SessionID, token),
 	}
 }
 

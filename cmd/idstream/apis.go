@@ -109,6 +109,8 @@ func (s *Service) startEdge(topology.Node) error {
 		Ready:          func() bool { return s.states.Ready() && consents.Ready() },
 		OpenAPIJSON:    spec,
 		ConsentChecker: consent.NewChecker(consents),
+		PublicURL:      s.cfg.PublicURL,
+		CaptureAppURL:  s.cfg.CaptureAppURL,
 	})
 	if err != nil {
 		return fmt.Errorf("edge: %w", err)

@@ -51,6 +51,8 @@ type Config struct {
 	EdgeReplicas    int             // --edge-replicas: edges sharing the traffic; each applies 1/N of a tenant's rate limit
 	TopicRetention  time.Duration   // --topic-retention: how long the event topics keep records
 	ErasureLag      time.Duration   // --erasure-lag: longest an erased record stays in a compacted topic's log
+	PublicURL       string          // --public-url: where people reach the edge, for capture_url and hand-off links
+	CaptureAppURL   string          // --capture-app-url: the deep link of the app that reads the chip
 }
 
 // flagSet builds the flags shared by the service commands, with defaults taken from the
@@ -73,6 +75,8 @@ func flagSet(name string, cfg *Config) *flag.FlagSet {
 	str(&cfg.IdentityURL, "registry-url", "", "base URL of the identity registry API (dev: its sandbox)")
 	str(&cfg.PprofAddr, "pprof-addr", "", "serve Go's profiles (net/http/pprof) on this address, e.g. 127.0.0.1:6060; unauthenticated, keep it private; empty: off")
 	str(&cfg.MetricsAddr, "metrics-addr", "", "serve the process's Prometheus /metrics, /healthz and /readyz on this address, apart from the public ports (dev: 127.0.0.1:9464 unless set); unauthenticated, keep it private; empty: off")
+	str(&cfg.PublicURL, "public-url", "", "scheme and host people reach the edge at (https://verify.example.com), for Session Init's capture_url and the chip hand-off links; empty: the request's own")
+	str(&cfg.CaptureAppURL, "capture-app-url", edge.DefaultCaptureAppURL, "deep link of your app that reads the ID chip, opened by a hand-off link's phone page with base_url, session_id, token and nonce added")
 	host, _ := os.Hostname()
 	str(&cfg.InstanceID, "instance-id", host, "stable id of this replica, unique among the replicas of a group; a restarted replica with the same id fences its crashed predecessor's open transaction at once")
 	replicas, _ := strconv.Atoi(envOr("edge-replicas", "1"))

@@ -1,0 +1,385 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	_ "image/jpeg"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	xdraw "golang.org/x/image/draw"
+)
+
+// browser is a headless Chromium (Debian's) whose camera is a fake device fed from a Y4M
+// file the test rewrites between steps: Chromium reads the file again each time a page
+// opens the camera, so each step sees the picture the test put there.
+type browser struct {
+	ctx      context.Context
+	camera   string // the Y4M file behind the fake camera
+	shotsDir string // where screenshots go
+	console  *consoleLog
+}
+
+// consoleLog keeps what the page logged at warning or error level (CSP violations among it)
+// and its uncaught exceptions.
+type consoleLog struct{ lines chan string }
+
+// listen is the tab's event listener: it must return at once, so a full log drops lines.
+func (l *consoleLog) listen(ev any) {
+	var line string
+	switch ev := ev.(type) {
+	case *runtime.EventConsoleAPICalled:
+		if ev.Type != runtime.ConsoleAPICalledTypeError && ev.Type != runtime.ConsoleAPICalledTypeWarning {
+			return
+		}
+		var parts []string
+		for _, a := range ev.Args {
+			parts = append(parts, string(a.Value)+a.Description)
+		}
+		line = string(ev.Type) + ": " + strings.Join(parts, " ")
+	case *runtime.EventExceptionThrown:
+		line = "exception: " + ev.ExceptionDetails.Text
+		if e := ev.ExceptionDetails.Exception; e != nil {
+			line += " " + e.Description
+		}
+	case *cdplog.EventEntryAdded: // CSP violations are reported here
+		if ev.Entry.Level != cdplog.EntryLevelError && ev.Entry.Level != cdplog.EntryLevelWarning {
+			return
+		}
+		line = string(ev.Entry.Level) + ": " + ev.Entry.Text
+	default:
+		return
+	}
+	select {
+	case l.lines <- line:
+	default:
+	}
+}
+
+// chromiumPath returns Debian's Chromium, or skips the test where it cannot be installed
+// (CI installs it with make deps, so there a missing browser fails instead).
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser"} {
+		if p == "" {
+			continue
+		}
+		if _, err := exec.LookPath(p); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("chromium is not installed: make deps installs Debian's chromium for the browser tests")
+	}
+	t.Skip("skipping the browser test: Chromium is not installed (make deps installs Debian's chromium)")
+	return ""
+}
+
+// artefactDir is where a test's screenshots are kept: $IDSTREAM_ARTEFACTS/<test>, or
+// .artefacts/<test> at the repository's root.
+func artefactDir(t *testing.T) string {
+	t.Helper()
+	root := os.Getenv("IDSTREAM_ARTEFACTS")
+	if root == "" {
+		root = filepath.Join("..", "..", ".artefacts")
+	}
+	dir := filepath.Join(root, t.Name())
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// newBrowser starts headless Chromium with a fake camera showing first (a JPEG).
+func newBrowser(t *testing.T, first []byte) *browser {
+	t.Helper()
+	exe := chromiumPath(t)
+	dir := t.TempDir()
+	b := &browser{camera: filepath.Join(dir, "camera.y4m"), shotsDir: artefactDir(t), console: &consoleLog{lines: make(chan string, 256)}}
+	b.show(t, first)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.UserDataDir(filepath.Join(dir, "profile")),
+		chromedp.Headless,
+		chromedp.NoSandbox, // the tests run as root in CI
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.WindowSize(480, 900),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("use-fake-ui-for-media-stream", true),
+		chromedp.Flag("use-fake-device-for-media-stream", true),
+		chromedp.Flag("use-file-for-fake-video-capture", b.camera),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx, chromedp.WithListener(b.console.listen))
+	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
+	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	b.ctx = ctx
+	return b
+}
+
+// show puts a picture (JPEG) behind the fake camera, as one Y4M frame (4:2:0).
+func (b *browser) show(t *testing.T, jpg []byte) {
+	t.Helper()
+	img, _, err := image.Decode(bytes.NewReader(jpg))
+	if err != nil {
+		t.Fatalf("camera picture: %v", err)
+	}
+	r := img.Bounds()
+	w, h := r.Dx()&^1, r.Dy()&^1
+	ycc := image.NewYCbCr(image.Rect(0, 0, w, h), image.YCbCrSubsampleRatio420)
+	for y := range h {
+		for x := range w {
+			cr, cg, cb, _ := img.At(r.Min.X+x, r.Min.Y+y).RGBA()
+			yy, u, v := color.RGBToYCbCr(uint8(cr>>8), uint8(cg>>8), uint8(cb>>8))
+			ycc.Y[ycc.YOffset(x, y)] = yy
+			if x%2 == 0 && y%2 == 0 {
+				ycc.Cb[ycc.COffset(x, y)] = u
+				ycc.Cr[ycc.COffset(x, y)] = v
+			}
+		}
+	}
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "YUV4MPEG2 W%d H%d F30:1 Ip A1:1 C420jpeg\nFRAME\n", w, h)
+	out.Write(ycc.Y)
+	out.Write(ycc.Cb)
+	out.Write(ycc.Cr)
+	tmp := b.camera + ".tmp"
+	if err := os.WriteFile(tmp, out.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, b.camera); err != nil { // the browser never reads half a file
+		t.Fatal(err)
+	}
+}
+
+// run runs actions with a timeout, failing the test with the page's state and console.
+func (b *browser) run(t *testing.T, what string, timeout time.Duration, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, timeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		b.fail(t, what, err)
+	}
+}
+
+// eval evaluates a JavaScript expression in the page.
+func eval[T any](t *testing.T, b *browser, expr string) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		b.fail(t, expr, err)
+	}
+	return v
+}
+
+// fail ends the test with a screenshot, the SDK's markup and what the page logged.
+func (b *browser) fail(t *testing.T, what string, err error) {
+	t.Helper()
+	b.screenshot(t, "failed")
+	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+	defer cancel()
+	page, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector(".ids-root")||document.body).outerHTML.slice(0, 3000)`))
+	t.Fatalf("%s: %v\npage: %s\nconsole: %s", what, err, page, b.consoleText())
+}
+
+func (b *browser) consoleText() string {
+	var lines []string
+	for {
+		select {
+		case l := <-b.console.lines:
+			lines = append(lines, l)
+		default:
+			return strings.Join(lines, "\n")
+		}
+	}
+}
+
+// screenshot saves the page as <name>.png among the test's artefacts.
+func (b *browser) screenshot(t *testing.T, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	if err := os.WriteFile(filepath.Join(b.shotsDir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// state waits until the SDK's root shows state.
+func state(s string) chromedp.Action[chromedp.Void] {
+	return chromedp.WaitVisible(chromedp.CSS(`.ids-root[data-state="` + s + `"]`))
+}
+
+// blurred is pic made unreadable as an out-of-focus camera would: scaled down eightfold
+// and back up.
+func blurred(t *testing.T, pic []byte) []byte {
+	t.Helper()
+	img, _, err := image.Decode(bytes.NewReader(pic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := img.Bounds()
+	small := image.NewRGBA(image.Rect(0, 0, r.Dx()/10, r.Dy()/10))
+	xdraw.ApproxBiLinear.Scale(small, small.Bounds(), img, r, xdraw.Src, nil)
+	out := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	xdraw.BiLinear.Scale(out, out.Bounds(), small, small.Bounds(), xdraw.Src, nil)
+	return encodeJPEG(t, out)
+}
+
+// TestCapturePageInBrowser: a person completes the id_card flow on the hosted capture page
+// in headless Chromium, with the camera a fake device showing the project's rendered card
+// and a real face photo: the front is first out of focus and the page asks for a retake in
+// words, then every step is accepted and the page reaches "verified". Screenshots of each
+// screen are kept under .artefacts/ (IDSTREAM_ARTEFACTS).
+func TestCapturePageInBrowser(t *testing.T) {
+	s := testService(t, allGroups)
+	c := newClient(t, s)
+	init := c.openSession("id_card")
+	link := str(init["capture_url"])
+	if !strings.HasPrefix(link, "http://"+s.edgeAddr+"/v1/capture/"+str(init["session_id"])+"?token=") {
+		t.Fatalf("capture_url = %q", link)
+	}
+	b := newBrowser(t, blurred(t, s.front(t)))
+
+	b.run(t, "open the page", 60*time.Second, chromedp.Navigate(link+"&locale=en"), state("intro:document_front"))
+	if href := eval[string](t, b, "location.href"); strings.Contains(href, "token") {
+		t.Errorf("the address bar still holds the token: %s", href)
+	}
+	b.screenshot(t, "01-front-intro")
+
+	b.run(t, "open the camera", 60*time.Second, chromedp.Click(chromedp.CSS(".ids-open-camera")),
+		state("camera:document_front"), chromedp.WaitEnabled(chromedp.CSS(".ids-shutter")))
+	b.run(t, "on-device hint", 10*time.Second, chromedp.WaitVisible(chromedp.CSS(`.ids-hint[data-hint]`)))
+	b.screenshot(t, "02-front-camera-blurred")
+	b.run(t, "take the blurred front", 60*time.Second, chromedp.Click(chromedp.CSS(".ids-shutter")), state("retake:document_front"))
+	reasons := eval[[]string](t, b, `Array.from(document.querySelectorAll(".ids-reasons li"), li => li.dataset.reason + ": " + li.textContent)`)
+	if len(reasons) == 0 || !strings.HasPrefix(reasons[0], "blurry: ") || !strings.Contains(reasons[0], "hold the phone still") {
+		t.Errorf("retake reasons = %q, want blurry with its instruction", reasons)
+	}
+	b.screenshot(t, "03-front-retake")
+
+	steps := []struct {
+		name, open string
+		picture    []byte
+	}{
+		{"document_front", ".ids-retake", s.front(t)},
+		{"document_back", ".ids-open-camera", s.back(t)},
+		{"selfie", ".ids-open-camera", s.selfie(t)},
+	}
+	for i, st := range steps {
+		b.show(t, st.picture)
+		if i > 0 {
+			b.run(t, st.name+" intro", 60*time.Second, state("intro:"+st.name))
+		}
+		b.run(t, st.name+" camera", 60*time.Second, chromedp.Click(st.open),
+			state("camera:"+st.name), chromedp.WaitEnabled(chromedp.CSS(".ids-shutter")))
+		b.screenshot(t, fmt.Sprintf("%02d-%s-camera", 4+i, st.name))
+		b.run(t, st.name+" photo", 10*time.Second, chromedp.Click(chromedp.CSS(".ids-shutter")))
+	}
+	b.run(t, "the decision", 3*time.Minute, state("final:verified"))
+	b.screenshot(t, "07-verified")
+
+	got := c.waitStatus(str(init["session_id"]), "verified", "rejected")
+	if got["status"] != "verified" {
+		t.Fatalf("Data Get status %v: %v", got["status"], got)
+	}
+	if console := b.consoleText(); strings.Contains(console, "Content Security Policy") || strings.Contains(console, "exception") {
+		t.Errorf("the page logged:\n%s", console)
+	}
+}
+
+// TestCapturePageChipHandoff: the chip_id_card flow on the hosted page, in Vietnamese, with
+// the card's sides uploaded as files (the fallback where no camera may be used) and the chip
+// step handed to a phone: the page shows a QR code of a one-time link; the "phone" (this
+// test, as the mobile SDK would) opens it, reads the chip and posts it with the link's
+// token; the page moves on by itself, takes the selfie and reaches "verified". The used
+// link is then refused.
+func TestCapturePageChipHandoff(t *testing.T) {
+	s := testService(t, allGroups)
+	c := newClient(t, s)
+	init := c.openSession("chip_id_card")
+	id := str(init["session_id"])
+	b := newBrowser(t, s.selfie(t))
+	b.run(t, "open the page", 60*time.Second, chromedp.Navigate(str(init["capture_url"])), state("intro:document_front"))
+	if lang := eval[string](t, b, "document.querySelector('.ids-root').lang"); lang != "vi" {
+		t.Errorf("page language %q, want the session's vi", lang)
+	}
+
+	dir := t.TempDir()
+	for i, side := range []struct {
+		step string
+		pic  []byte
+	}{{"document_front", s.front(t)}, {"document_back", s.back(t)}} {
+		file := filepath.Join(dir, side.step+".jpg")
+		if err := os.WriteFile(file, side.pic, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			b.run(t, side.step+" intro", 60*time.Second, state("intro:"+side.step))
+		}
+		b.run(t, side.step+" upload", 60*time.Second, chromedp.SetUploadFiles(chromedp.CSS("#ids-file-"+side.step), []string{file}))
+	}
+
+	b.run(t, "the hand-off", 60*time.Second, state("handoff:nfc"), chromedp.WaitVisible(chromedp.CSS(".ids-qr")))
+	if w := eval[float64](t, b, "document.querySelector('.ids-qr').naturalWidth"); w == 0 {
+		t.Error("the QR code image did not load")
+	}
+	b.screenshot(t, "01-chip-handoff")
+	link := eval[string](t, b, "document.querySelector('.ids-handoff-link').href")
+	u, err := url.Parse(link)
+	if err != nil || u.Path != "/v1/capture/"+id+"/phone" {
+		t.Fatalf("hand-off link %q", link)
+	}
+	token := u.Query().Get("token")
+	if r := c.do(http.MethodGet, u.RequestURI(), "", "", nil, "Accept", "text/html"); r.status != http.StatusOK || !strings.Contains(string(r.body), "idstream://nfc?") {
+		t.Fatalf("phone page: %d %s", r.status, r.body)
+	}
+	if r := c.do(http.MethodPost, "/v1/ekyc/sessions/"+id+"/nfc", token, "application/json", s.chipRead(t, str(init["nonce"]))); r.status != http.StatusAccepted {
+		t.Fatalf("the phone's chip step: %d %s", r.status, r.body)
+	}
+
+	b.run(t, "selfie after the chip", 60*time.Second, state("intro:selfie"))
+	b.run(t, "selfie camera", 60*time.Second, chromedp.Click(chromedp.CSS(".ids-open-camera")),
+		state("camera:selfie"), chromedp.WaitEnabled(chromedp.CSS(".ids-shutter")))
+	b.screenshot(t, "02-selfie-camera")
+	b.run(t, "selfie photo", 10*time.Second, chromedp.Click(chromedp.CSS(".ids-shutter")))
+	b.run(t, "the decision", 3*time.Minute, state("final:verified"))
+	b.screenshot(t, "03-verified")
+
+	if r := c.do(http.MethodPost, "/v1/ekyc/sessions/"+id+"/nfc", token, "application/json", s.chipRead(t, str(init["nonce"]))); r.status != http.StatusConflict {
+		t.Errorf("the used link's token again: %d %s, want 409", r.status, r.body)
+	}
+	if console := b.consoleText(); strings.Contains(console, "Content Security Policy") || strings.Contains(console, "exception") {
+		t.Errorf("the page logged:\n%s", console)
+	}
+}
