@@ -129,22 +129,40 @@ func Start(ctx context.Context, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("start clickhouse: data dir: %w", err)
 	}
 	cfg.dataDir = dir
-	ports := []*int{&cfg.tcpPort, &cfg.httpPort}
-	if cfg.tlsCert != "" {
-		ports = append(ports, &cfg.securePort)
+	// Ports left to Start are picked free, but another process may take one before the server
+	// binds it: such a start is tried again on new ports (at most three times).
+	var picked []*int
+	for _, p := range []*int{&cfg.tcpPort, &cfg.httpPort, &cfg.securePort} {
+		if *p == 0 && (p != &cfg.securePort || cfg.tlsCert != "") {
+			picked = append(picked, p)
+		}
 	}
-	for _, p := range ports {
-		if *p == 0 {
+	for attempt := 1; ; attempt++ {
+		for _, p := range picked {
 			if *p, err = freePort(); err != nil {
 				return nil, fmt.Errorf("start clickhouse: %w", err)
 			}
 		}
+		s, err := start(ctx, cfg, bin, args)
+		if err == nil || len(picked) == 0 || attempt == 3 || !errors.Is(err, errAddressInUse) {
+			return s, err
+		}
 	}
+}
+
+// errAddressInUse marks a start that failed because a port was taken.
+var errAddressInUse = errors.New("address already in use")
+
+// start runs the server of cfg once (Start's ports chosen).
+func start(ctx context.Context, cfg config, bin string, args []string) (*Server, error) {
+	dir := cfg.dataDir
 	for _, sub := range []string{"data", "tmp", "user_files", "format_schemas", "log"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			return nil, fmt.Errorf("start clickhouse: %w", err)
 		}
 	}
+	// A failed attempt's error log would be read as this one's.
+	_ = os.Remove(filepath.Join(dir, "log", "clickhouse-server.err.log"))
 	if err := os.WriteFile(filepath.Join(dir, "config.xml"), []byte(configXML(cfg)), 0o644); err != nil {
 		return nil, fmt.Errorf("start clickhouse: write config: %w", err)
 	}
@@ -152,7 +170,7 @@ func Start(ctx context.Context, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("start clickhouse: write users: %w", err)
 	}
 
-	args = append(args, "--config-file="+filepath.Join(dir, "config.xml"))
+	args = append(slices.Clone(args), "--config-file="+filepath.Join(dir, "config.xml"))
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	stderr, err := os.OpenFile(filepath.Join(dir, "log", "stderr.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -191,7 +209,11 @@ func Start(ctx context.Context, opts ...Option) (*Server, error) {
 	}
 	if err := s.waitReady(ctx); err != nil {
 		_ = s.Close()
-		return nil, fmt.Errorf("start clickhouse on %s: %w%s", s.Addr(), err, s.logTail())
+		tail := s.logTail()
+		if strings.Contains(tail, "Address already in use") {
+			err = fmt.Errorf("%w: %w", errAddressInUse, err)
+		}
+		return nil, fmt.Errorf("start clickhouse on %s: %w%s", s.Addr(), err, tail)
 	}
 	return s, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -167,4 +168,28 @@ func alive(pid int) bool {
 	}
 	_, rest, _ := strings.Cut(string(b), ") ")
 	return !strings.HasPrefix(rest, "Z") && !strings.HasPrefix(rest, "X")
+}
+
+// TestPortTakenIsTold: a start on a port another process holds fails as errAddressInUse,
+// the error Start tries again on new ports when it picked them itself.
+func TestPortTakenIsTold(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := Start(ctx, WithDataDir(t.TempDir()), WithTCPPort(port))
+	if errors.Is(err, ErrBinaryNotFound) {
+		t.Skip(err)
+	}
+	if err == nil {
+		s.Close()
+		t.Fatal("started on a taken port")
+	}
+	if !errors.Is(err, errAddressInUse) {
+		t.Errorf("error %v, want errAddressInUse", err)
+	}
 }
