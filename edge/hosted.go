@@ -171,22 +171,20 @@ func (s *Server) createHandoff(c *fiber.Ctx) error {
 
 // appURL is the deep link that opens the integrator's app on the chip step: the edge's
 // base URL, the session, the hand-off token (the app's bearer for POST /nfc) and the session
-// nonce (the challenge of the chip's active authentication).
+// nonce (the challenge of the chip's active authentication), added to the app URL's own
+// query (New checked it).
 func (s *Server) appURL(base, sessionID, token string) string {
-	app := s.cfg.CaptureAppURL
-	if app == "" {
-		app = DefaultCaptureAppURL
+	u := *s.appBase
+	add := url.Values{}
+	add.Set("base_url", base)
+	add.Set("session_id", sessionID)
+	add.Set("token", token)
+	add.Set("nonce", base64.StdEncoding.EncodeToString(s.sessionNonce(sessionID)))
+	if u.RawQuery != "" {
+		u.RawQuery += "&"
 	}
-	q := url.Values{}
-	q.Set("base_url", base)
-	q.Set("session_id", sessionID)
-	q.Set("token", token)
-	q.Set("nonce", base64.StdEncoding.EncodeToString(s.sessionNonce(sessionID)))
-	sep := "?"
-	if strings.Contains(app, "?") {
-		sep = "&"
-	}
-	return app + sep + q.Encode()
+	u.RawQuery += add.Encode()
+	return u.String()
 }
 
 // phonePage serves the page a hand-off link opens on the phone.

@@ -139,6 +139,12 @@ func TestHandoffLink(t *testing.T) {
 	}
 	expectProblem(t, e.do("GET", "/v1/ekyc/sessions/"+s.SessionID, tok, "", nil), 401, CodeUnauthorized)
 	expectProblem(t, e.do("POST", path, tok, "", nil), 401, CodeUnauthorized)
+	for _, step := range []string{"document", "selfie"} {
+		ct, body := multipartBody(t, map[string]string{"side": "front"}, part{field: "image", filename: "a.jpg", contentType: "image/jpeg", data: jpegBytes(t)})
+		expectProblem(t, e.do("POST", "/v1/ekyc/sessions/"+s.SessionID+"/"+step, tok, ct, body), 401, CodeUnauthorized)
+	}
+	expectProblem(t, e.do("GET", "/v1/capture/"+s.SessionID+"?token="+url.QueryEscape(tok), "", "", nil), 401, CodeUnauthorized)
+	expectProblem(t, e.do("GET", "/v1/capture/"+s.SessionID+"/phone?token="+url.QueryEscape(s.SDKToken), "", "", nil), 401, CodeUnauthorized)
 	other := e.openSession(keyAcme, "chip_id_card")
 	expectProblem(t, e.doJSON("POST", "/v1/ekyc/sessions/"+other.SessionID+"/nfc", tok, map[string]any{"sod": b64s("s"), "dg1": b64s("d")}), 404, CodeSessionNotFound)
 	r = e.doJSON("POST", "/v1/ekyc/sessions/"+s.SessionID+"/nfc", tok, map[string]any{"sod": b64s("s"), "dg1": b64s("d")})
@@ -192,6 +198,23 @@ func TestSDKAssetsAndCORS(t *testing.T) {
 	r = e.do("OPTIONS", "/v1/ekyc/sessions", "", "", nil, "Origin", "https://shop.example", "Access-Control-Request-Method", "POST")
 	if r.header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("Session Init preflight allowed: %v", r.header)
+	}
+}
+
+func TestCaptureAppURLIsChecked(t *testing.T) {
+	cfg := newEnv(t).srv.cfg
+	for _, bad := range []string{"javascript:alert(1)", "http://app.example/nfc", "myapp://nfc#frag"} {
+		c := cfg
+		c.CaptureAppURL = bad
+		c.Registerer = nil
+		if _, err := New(c); err == nil {
+			t.Errorf("CaptureAppURL %q accepted", bad)
+		}
+	}
+	c := cfg
+	c.CaptureAppURL, c.Registerer = "https://app.example/nfc?from=web", nil
+	if _, err := New(c); err != nil {
+		t.Errorf("an https app link: %v", err)
 	}
 }
 

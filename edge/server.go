@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -92,6 +93,7 @@ type Server struct {
 	metrics *metrics
 	limits  *rateLimiter
 	assets  *capturepage.Assets
+	appBase *url.URL // Config.CaptureAppURL, parsed
 }
 
 // New validates cfg and builds a Server. It returns an error when a required dependency is
@@ -160,6 +162,13 @@ func New(cfg Config) (*Server, error) {
 	if err := checkPublicURL(cfg.PublicURL); err != nil {
 		return nil, err
 	}
+	if cfg.CaptureAppURL == "" {
+		cfg.CaptureAppURL = DefaultCaptureAppURL
+	}
+	appBase, err := capturepage.CheckAppURL(cfg.CaptureAppURL)
+	if err != nil {
+		return nil, fmt.Errorf("edge: CaptureAppURL: %w", err)
+	}
 	assets, err := capturepage.LoadAssets()
 	if err != nil {
 		return nil, fmt.Errorf("edge: %w", err)
@@ -171,6 +180,7 @@ func New(cfg Config) (*Server, error) {
 		metrics: m,
 		limits:  newRateLimiter(cfg.Clock),
 		assets:  assets,
+		appBase: appBase,
 	}
 	s.app = fiber.New(fiber.Config{
 		AppName: "idstream-edge",

@@ -235,6 +235,39 @@ func (b *browser) screenshot(t *testing.T, name string) {
 	}
 }
 
+// axeScript is axe-core (the accessibility engine, npm, MPL-2.0) from the web SDK's
+// development packages, which make deps installs.
+var axeScript = filepath.Join("..", "..", "sdk", "web", "node_modules", "axe-core", "axe.min.js")
+
+// accessible runs axe-core's WCAG 2 A and AA rules on the page as it is and fails the test
+// on every serious or critical violation.
+func (b *browser) accessible(t *testing.T, screen string) {
+	t.Helper()
+	src, err := os.ReadFile(axeScript)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("axe-core: %v (make deps runs npm ci in sdk/web)", err)
+		}
+		t.Logf("skipping the accessibility check of %s: %v", screen, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	// DevTools evaluation is not bound by the page's CSP, which forbids such scripts.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](string(src))); err != nil {
+		b.fail(t, "load axe-core", err)
+	}
+	found, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`axe.run(document, {runOnly: ["wcag2a", "wcag2aa"]}).then(r =>
+		r.violations.filter(v => v.impact === "serious" || v.impact === "critical")
+			.map(v => v.id + ": " + v.help + " (" + v.nodes.map(n => n.target.join(" ")).join(", ") + ")"))`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.fail(t, "run axe-core", err)
+	}
+	for _, v := range found {
+		t.Errorf("%s: accessibility: %s", screen, v)
+	}
+}
+
 // state waits until the SDK's root shows state.
 func state(s string) chromedp.Action[chromedp.Void] {
 	return chromedp.WaitVisible(chromedp.CSS(`.ids-root[data-state="` + s + `"]`))
@@ -276,17 +309,20 @@ func TestCapturePageInBrowser(t *testing.T) {
 		t.Errorf("the address bar still holds the token: %s", href)
 	}
 	b.screenshot(t, "01-front-intro")
+	b.accessible(t, "front intro")
 
 	b.run(t, "open the camera", 60*time.Second, chromedp.Click(chromedp.CSS(".ids-open-camera")),
 		state("camera:document_front"), chromedp.WaitEnabled(chromedp.CSS(".ids-shutter")))
-	b.run(t, "on-device hint", 10*time.Second, chromedp.WaitVisible(chromedp.CSS(`.ids-hint[data-hint]`)))
+	b.run(t, "on-device hint", 10*time.Second, chromedp.WaitVisible(chromedp.CSS(`.ids-hint[data-hint="blurry"]`)))
 	b.screenshot(t, "02-front-camera-blurred")
+	b.accessible(t, "front camera")
 	b.run(t, "take the blurred front", 60*time.Second, chromedp.Click(chromedp.CSS(".ids-shutter")), state("retake:document_front"))
 	reasons := eval[[]string](t, b, `Array.from(document.querySelectorAll(".ids-reasons li"), li => li.dataset.reason + ": " + li.textContent)`)
 	if len(reasons) == 0 || !strings.HasPrefix(reasons[0], "blurry: ") || !strings.Contains(reasons[0], "hold the phone still") {
 		t.Errorf("retake reasons = %q, want blurry with its instruction", reasons)
 	}
 	b.screenshot(t, "03-front-retake")
+	b.accessible(t, "front retake")
 
 	steps := []struct {
 		name, open string
@@ -302,12 +338,14 @@ func TestCapturePageInBrowser(t *testing.T) {
 			b.run(t, st.name+" intro", 60*time.Second, state("intro:"+st.name))
 		}
 		b.run(t, st.name+" camera", 60*time.Second, chromedp.Click(st.open),
-			state("camera:"+st.name), chromedp.WaitEnabled(chromedp.CSS(".ids-shutter")))
+			state("camera:"+st.name), chromedp.WaitEnabled(chromedp.CSS(".ids-shutter")),
+			chromedp.WaitVisible(chromedp.CSS(`.ids-hint[data-hint="ok"]`))) // in focus: no blur hint
 		b.screenshot(t, fmt.Sprintf("%02d-%s-camera", 4+i, st.name))
 		b.run(t, st.name+" photo", 10*time.Second, chromedp.Click(chromedp.CSS(".ids-shutter")))
 	}
 	b.run(t, "the decision", 3*time.Minute, state("final:verified"))
 	b.screenshot(t, "07-verified")
+	b.accessible(t, "verified")
 
 	got := c.waitStatus(str(init["session_id"]), "verified", "rejected")
 	if got["status"] != "verified" {
@@ -335,7 +373,19 @@ func TestCapturePageChipHandoff(t *testing.T) {
 		t.Errorf("page language %q, want the session's vi", lang)
 	}
 
+	// Bad files get the API's clear errors on the page: a text file is refused before it is
+	// sent; one named .jpg is sent and answered 422 invalid_image.
 	dir := t.TempDir()
+	for _, bad := range []string{"notes.txt", "notes.jpg"} {
+		file := filepath.Join(dir, bad)
+		if err := os.WriteFile(file, []byte("not a picture"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		b.run(t, "upload "+bad, 30*time.Second, chromedp.SetUploadFiles(chromedp.CSS("#ids-file-document_front"), []string{file}),
+			state("error:document_front"), chromedp.WaitVisible(chromedp.CSS(`.ids-error[data-code="invalid_image"]`)))
+		b.run(t, "clear", 10*time.Second, chromedp.Evaluate[chromedp.Void](`document.querySelector(".ids-error").remove()`))
+	}
+	b.screenshot(t, "00-invalid-file")
 	for i, side := range []struct {
 		step string
 		pic  []byte
@@ -355,6 +405,7 @@ func TestCapturePageChipHandoff(t *testing.T) {
 		t.Error("the QR code image did not load")
 	}
 	b.screenshot(t, "01-chip-handoff")
+	b.accessible(t, "chip hand-off")
 	link := eval[string](t, b, "document.querySelector('.ids-handoff-link').href")
 	u, err := url.Parse(link)
 	if err != nil || u.Path != "/v1/capture/"+id+"/phone" {
@@ -376,8 +427,8 @@ func TestCapturePageChipHandoff(t *testing.T) {
 	b.run(t, "the decision", 3*time.Minute, state("final:verified"))
 	b.screenshot(t, "03-verified")
 
-	if r := c.do(http.MethodPost, "/v1/ekyc/sessions/"+id+"/nfc", token, "application/json", s.chipRead(t, str(init["nonce"]))); r.status != http.StatusConflict {
-		t.Errorf("the used link's token again: %d %s, want 409", r.status, r.body)
+	if r := c.do(http.MethodPost, "/v1/ekyc/sessions/"+id+"/nfc", token, "application/json", s.chipRead(t, str(init["nonce"]))); r.status != http.StatusConflict || r.json(t)["code"] != "handoff_used" {
+		t.Errorf("the used link's token again: %d %s, want 409 handoff_used", r.status, r.body)
 	}
 	if console := b.consoleText(); strings.Contains(console, "Content Security Policy") || strings.Contains(console, "exception") {
 		t.Errorf("the page logged:\n%s", console)

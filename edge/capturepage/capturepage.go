@@ -128,16 +128,30 @@ type Phone struct {
 	AppURL string
 }
 
-// RenderPhone writes the phone page of a hand-off link. AppURL may use the app's own
-// scheme (html/template would blank it); javascript:, data: and vbscript: are refused.
-func RenderPhone(w io.Writer, p Phone) error {
-	u, err := url.Parse(p.AppURL)
-	if err != nil || u.Scheme == "" {
-		return fmt.Errorf("capturepage: app url %q is not an absolute URL", p.AppURL)
+// CheckAppURL parses the deep link of an app: an absolute URL of https or of the app's own
+// scheme (html/template would blank the latter, so the phone page marks it safe after this
+// check); javascript:, data:, vbscript:, blob: and file: are refused, and so is a fragment
+// (the added parameters would end up in it).
+func CheckAppURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || (u.Host == "" && u.Opaque == "" && u.Path == "") {
+		return nil, fmt.Errorf("capturepage: app url %q is not an absolute URL", raw)
 	}
 	switch strings.ToLower(u.Scheme) {
-	case "javascript", "data", "vbscript", "blob", "file":
-		return fmt.Errorf("capturepage: app url scheme %s is not allowed", u.Scheme)
+	case "javascript", "data", "vbscript", "blob", "file", "http":
+		return nil, fmt.Errorf("capturepage: app url scheme %s is not allowed (use https or the app's own scheme)", u.Scheme)
+	}
+	if u.Fragment != "" || strings.Contains(raw, "#") {
+		return nil, fmt.Errorf("capturepage: app url %q has a fragment", raw)
+	}
+	return u, nil
+}
+
+// RenderPhone writes the phone page of a hand-off link (AppURL as CheckAppURL accepts it).
+func RenderPhone(w io.Writer, p Phone) error {
+	u, err := CheckAppURL(p.AppURL)
+	if err != nil {
+		return err
 	}
 	return pages.ExecuteTemplate(w, "phone.html", struct {
 		Phone

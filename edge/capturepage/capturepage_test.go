@@ -7,7 +7,7 @@ import (
 )
 
 func TestPhonePageRefusesScriptURLs(t *testing.T) {
-	for _, bad := range []string{"javascript:alert(1)", "JavaScript:alert(1)", "data:text/html,x", "nfc", ""} {
+	for _, bad := range []string{"javascript:alert(1)", "JavaScript:alert(1)", "data:text/html,x", "nfc", "", "http://app.example/nfc", "myapp://nfc#x"} {
 		if err := RenderPhone(&bytes.Buffer{}, Phone{AppURL: bad}); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -41,9 +41,10 @@ var __idstream = (() => {
     }
   };
   var Client = class {
-    constructor(baseUrl, sessionId, token) {
+    constructor(baseUrl, sessionId, token, signal) {
       this.sessionId = sessionId;
       this.token = token;
+      this.signal = signal;
       this.base = baseUrl.replace(/\/+$/, "");
     }
     url(path) {
@@ -57,6 +58,7 @@ var __idstream = (() => {
           body,
           headers: { Authorization: `Bearer ${this.token}`, Accept: "application/json" },
           credentials: "omit",
+          signal: this.signal,
           cache: "no-store",
           referrerPolicy: "no-referrer"
         });
@@ -123,26 +125,29 @@ var __idstream = (() => {
       audio: false,
       video: { facingMode: { ideal: facing }, ...size }
     });
-    video.srcObject = stream;
-    video.muted = true;
-    video.playsInline = true;
-    await video.play();
-    if (video.videoWidth === 0) {
-      await new Promise((resolve) => video.addEventListener("loadedmetadata", () => resolve(), { once: true }));
-    }
-    return {
-      stream,
-      video,
-      stop() {
-        for (const t of stream.getTracks()) t.stop();
-        video.srcObject = null;
-      }
+    const stop = () => {
+      for (const t of stream.getTracks()) t.stop();
+      video.srcObject = null;
     };
+    try {
+      video.srcObject = stream;
+      video.muted = true;
+      video.playsInline = true;
+      await video.play();
+      if (video.videoWidth === 0) {
+        await new Promise((resolve) => video.addEventListener("loadedmetadata", () => resolve(), { once: true }));
+      }
+    } catch (e) {
+      stop();
+      throw e;
+    }
+    return { stream, video, stop };
   }
-  function hintFor(s) {
+  var blurThresholds = { document: 300, selfie: 20 };
+  function hintFor(s, kind) {
     if (s.brightness < 50) return "dark";
-    if (s.brightness > 235 && s.clipped > 0.5) return "bright";
-    if (s.sharpness < 25) return "blurry";
+    if (s.brightness > 235 && s.clipped > 0.5 && s.sharpness < 4 * blurThresholds[kind]) return "bright";
+    if (s.sharpness < blurThresholds[kind]) return "blurry";
     return "ok";
   }
   function grayStats(rgba, width, height) {
@@ -173,7 +178,7 @@ var __idstream = (() => {
   }
   function measure(video, canvas) {
     if (!video.videoWidth || !video.videoHeight) return null;
-    const w = 160;
+    const w = Math.min(480, video.videoWidth);
     const h2 = Math.max(1, Math.round(video.videoHeight / video.videoWidth * w));
     canvas.width = w;
     canvas.height = h2;
@@ -298,6 +303,9 @@ var __idstream = (() => {
     "error.payload_too_large": "This file is too large. Use a picture under 10 MB.",
     "error.unauthorized": "This link is not valid. Ask the service that sent you here for a new one.",
     "error.not_found": "This link is not valid. Ask the service that sent you here for a new one.",
+    "error.session_not_found": "This link is not valid. Ask the service that sent you here for a new one.",
+    "error.forbidden": "This link is not valid. Ask the service that sent you here for a new one.",
+    "error.unavailable": "The service is busy. Please wait a moment and try again.",
     "error.rate_limited": "Too many attempts. Please wait a moment and try again.",
     "error.overloaded": "The service is busy. Please wait a moment and try again.",
     "error.network": "The connection failed. Check your connection and try again.",
@@ -362,6 +370,9 @@ var __idstream = (() => {
     "error.payload_too_large": "Tệp quá lớn. Hãy dùng ảnh nhỏ hơn 10 MB.",
     "error.unauthorized": "Liên kết không hợp lệ. Hãy yêu cầu dịch vụ đã gửi bạn đến đây cấp liên kết mới.",
     "error.not_found": "Liên kết không hợp lệ. Hãy yêu cầu dịch vụ đã gửi bạn đến đây cấp liên kết mới.",
+    "error.session_not_found": "Liên kết không hợp lệ. Hãy yêu cầu dịch vụ đã gửi bạn đến đây cấp liên kết mới.",
+    "error.forbidden": "Liên kết không hợp lệ. Hãy yêu cầu dịch vụ đã gửi bạn đến đây cấp liên kết mới.",
+    "error.unavailable": "Hệ thống đang bận. Vui lòng chờ một lát rồi thử lại.",
     "error.rate_limited": "Quá nhiều lần thử. Vui lòng chờ một lát rồi thử lại.",
     "error.overloaded": "Hệ thống đang bận. Vui lòng chờ một lát rồi thử lại.",
     "error.network": "Mất kết nối. Kiểm tra kết nối mạng rồi thử lại.",
@@ -395,7 +406,11 @@ var __idstream = (() => {
   // src/index.ts
   var maxImageBytes = 10 * 1024 * 1024;
   var finalStatuses = ["verified", "rejected", "expired", "cancelled"];
-  var fatalCodes = ["session_expired", "session_closed", "unauthorized", "not_found"];
+  var fatalCodes = ["session_expired", "session_closed", "unauthorized", "session_not_found", "not_found", "forbidden"];
+  var transientCodes = ["network", "rate_limited", "overloaded", "unavailable", "not_ready", "internal"];
+  function isFatal(e) {
+    return e instanceof IdStreamError && fatalCodes.includes(e.code);
+  }
   function start(opts) {
     if (!opts || !opts.sdkToken || !opts.sessionId) throw new TypeError("IdStream.start: sdkToken and sessionId are required");
     const host = typeof opts.container === "string" ? document.querySelector(opts.container) : opts.container;
@@ -413,10 +428,11 @@ var __idstream = (() => {
       this.camera = null;
       this.timers = /* @__PURE__ */ new Set();
       this.destroyed = false;
+      this.abort = new AbortController();
       this.locale = pickLocale(opts.locale, typeof navigator !== "undefined" ? navigator.languages : []);
       this.t = translator(this.locale);
       const base = opts.baseUrl ?? window.location.origin;
-      this.client = new Client(base, opts.sessionId, opts.sdkToken);
+      this.client = new Client(base, opts.sessionId, opts.sdkToken, this.abort.signal);
       this.heading = h("h2", { class: "ids-heading", tabindex: "-1" });
       this.progress = h("p", { class: "ids-progress" });
       this.bar = h("div", { class: "ids-bar", role: "progressbar", "aria-valuemin": "0" }, h("div", { class: "ids-bar-fill" }));
@@ -436,6 +452,7 @@ var __idstream = (() => {
     }
     destroy() {
       this.destroyed = true;
+      this.abort.abort();
       this.stopCamera();
       for (const id of this.timers) window.clearTimeout(id);
       this.timers.clear();
@@ -444,7 +461,7 @@ var __idstream = (() => {
     async run() {
       let st;
       try {
-        st = await this.client.status();
+        st = await this.status();
       } catch (e) {
         this.fail(e);
         return;
@@ -471,9 +488,24 @@ var __idstream = (() => {
     }
     async advance() {
       try {
-        this.next(await this.client.status());
+        this.next(await this.status());
       } catch (e) {
         this.fail(e);
+      }
+    }
+    /**
+     * status reads the session, trying again on a passing problem (no connection, rate
+     * limited, overloaded) with waits of 1, 2, 4, 8 and 16 seconds before giving up.
+     */
+    async status() {
+      for (let wait = 1e3; ; wait *= 2) {
+        try {
+          return await this.client.status();
+        } catch (e) {
+          if (this.destroyed || wait > 16e3 || !(e instanceof IdStreamError) || !transientCodes.includes(e.code)) throw e;
+          this.say(this.t(errorKey(e.code)));
+        }
+        await this.sleep(wait);
       }
     }
     setState(state) {
@@ -562,11 +594,11 @@ var __idstream = (() => {
         if (!this.camera || this.camera.video !== video) return;
         const stats = measure(video, probe);
         if (stats) {
-          const key = `hint.${hintFor(stats)}`;
-          if (key !== last) {
-            hint.textContent = this.t(key);
-            hint.dataset.hint = hintFor(stats);
-            last = key;
+          const verdict = hintFor(stats, doc ? "document" : "selfie");
+          if (verdict !== last) {
+            hint.textContent = this.t(`hint.${verdict}`);
+            hint.dataset.hint = verdict;
+            last = verdict;
           }
         }
         this.later(tick, 400);
@@ -576,6 +608,7 @@ var __idstream = (() => {
     async shoot(step) {
       const cam = this.camera;
       if (!cam) return;
+      this.camera = null;
       const track = cam.stream.getVideoTracks()[0];
       const signals = captureSignals(this.opts.nonce, "web_camera", track);
       let photo;
@@ -584,11 +617,13 @@ var __idstream = (() => {
       } catch (e) {
         this.error(new IdStreamError("other", 0, e instanceof Error ? e.message : String(e)), step);
         return;
+      } finally {
+        cam.stop();
       }
-      this.stopCamera();
       await this.upload(step, photo, signals);
     }
     async upload(step, image, signals) {
+      this.stopCamera();
       const preview = h("img", { class: "ids-preview", alt: "" });
       const url = URL.createObjectURL(image);
       preview.src = url;
@@ -606,7 +641,12 @@ var __idstream = (() => {
       if (res.status === "pending") {
         this.emitStep(step, "pending");
         this.say(this.t("status.pending"));
-        res = await this.awaitVerdict(step, res);
+        try {
+          res = await this.awaitVerdict(step, res);
+        } catch (e) {
+          this.fail(e);
+          return;
+        }
       }
       if (res.status === "retake") {
         this.retake(step, res.quality?.reasons ?? []);
@@ -627,7 +667,8 @@ var __idstream = (() => {
           if (s?.capture_id === res.capture_id && (s.status === "accepted" || s.status === "retake")) {
             return { ...res, status: s.status };
           }
-        } catch {
+        } catch (e) {
+          if (isFatal(e)) throw e;
         }
       }
       return { ...res, status: "retake" };
@@ -640,7 +681,7 @@ var __idstream = (() => {
       if (cameraAvailable()) actions.append(button("ids-primary ids-retake", this.t("action.retake"), () => void this.openCamera(step)));
       actions.append(this.fileInput(step));
       this.show(`retake:${step}`, `step.${step}`, h("div", { class: "ids-retake-box", role: "alert" }, h("p", {}, this.t("status.retake")), list), actions);
-      this.say(this.t("status.retake") + " " + Array.from(list.children, (li) => li.textContent).join(" "));
+      this.say("");
     }
     /** handoff shows a QR code with a link that lets a phone do the chip step, and waits. */
     async handoff(step) {
@@ -649,9 +690,15 @@ var __idstream = (() => {
       try {
         link = await this.client.handoff();
       } catch (e) {
+        if (e instanceof IdStreamError && e.code === "handoff_used") {
+          this.accepted.add(step);
+          await this.advance();
+          return;
+        }
         this.error(e, step);
         return;
       }
+      const renewAt = Date.parse(link.expires_at) - 6e4;
       const qr = h("img", { class: "ids-qr", alt: this.t("handoff.qr_alt"), width: "240", height: "240" });
       qr.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(link.qr_svg)}`;
       const anchor = h("a", { class: "ids-handoff-link", href: link.url, rel: "noreferrer noopener" }, link.url);
@@ -674,10 +721,14 @@ var __idstream = (() => {
             return;
           }
         } catch (e) {
-          if (e instanceof IdStreamError && fatalCodes.includes(e.code)) {
+          if (isFatal(e)) {
             this.fail(e);
             return;
           }
+        }
+        if (Date.now() >= renewAt) {
+          void this.handoff(step);
+          return;
         }
         this.later(() => void poll(), 2e3);
       };
@@ -697,7 +748,7 @@ var __idstream = (() => {
             return;
           }
         } catch (e) {
-          if (e instanceof IdStreamError && fatalCodes.includes(e.code)) {
+          if (isFatal(e)) {
             this.fail(e);
             return;
           }
@@ -711,14 +762,16 @@ var __idstream = (() => {
       const key = `final.${status}`;
       this.heading.textContent = "";
       this.setState(`final:${status}`);
-      replace(this.body, h("p", { class: `ids-final ids-final-${status}`, role: "alert" }, this.t(key)));
+      const msg = h("p", { class: `ids-final ids-final-${status}`, role: "alert", tabindex: "-1" }, this.t(key));
+      replace(this.body, msg);
+      msg.focus();
       this.say("");
       this.opts.onComplete?.({ sessionId: this.opts.sessionId, status });
     }
     /** error shows a problem that the person can act on, in the step it happened in. */
     error(e, step) {
       const err = toError(e);
-      if (fatalCodes.includes(err.code)) {
+      if (isFatal(err)) {
         this.fail(err);
         return;
       }
@@ -738,7 +791,9 @@ var __idstream = (() => {
       this.stopCamera();
       this.setState(`failed:${err.code}`);
       this.heading.textContent = "";
-      replace(this.body, h("p", { class: "ids-notice ids-error", role: "alert", "data-code": err.code }, this.t(errorKey(err.code))));
+      const msg = h("p", { class: "ids-notice ids-error", role: "alert", tabindex: "-1", "data-code": err.code }, this.t(errorKey(err.code)));
+      replace(this.body, msg);
+      msg.focus();
       if (err.code === "session_expired") this.opts.onComplete?.({ sessionId: this.opts.sessionId, status: "expired" });
       this.opts.onError?.(err);
     }

@@ -61,6 +61,7 @@ export class Client {
     baseUrl: string,
     private readonly sessionId: string,
     private readonly token: string,
+    private readonly signal?: AbortSignal,
   ) {
     this.base = baseUrl.replace(/\/+$/, "");
   }
@@ -77,6 +78,7 @@ export class Client {
         body,
         headers: { Authorization: `Bearer ${this.token}`, Accept: "application/json" },
         credentials: "omit",
+        signal: this.signal,
         cache: "no-store",
         referrerPolicy: "no-referrer",
       });

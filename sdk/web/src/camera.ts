@@ -24,28 +24,30 @@ export async function openCamera(video: HTMLVideoElement, facing: Facing): Promi
     audio: false,
     video: { facingMode: { ideal: facing }, ...size },
   });
-  video.srcObject = stream;
-  video.muted = true;
-  video.playsInline = true;
-  await video.play();
-  if (video.videoWidth === 0) {
-    await new Promise<void>((resolve) => video.addEventListener("loadedmetadata", () => resolve(), { once: true }));
-  }
-  return {
-    stream,
-    video,
-    stop() {
-      for (const t of stream.getTracks()) t.stop();
-      video.srcObject = null;
-    },
+  const stop = () => {
+    for (const t of stream.getTracks()) t.stop();
+    video.srcObject = null;
   };
+  try {
+    video.srcObject = stream;
+    video.muted = true;
+    video.playsInline = true;
+    await video.play();
+    if (video.videoWidth === 0) {
+      await new Promise<void>((resolve) => video.addEventListener("loadedmetadata", () => resolve(), { once: true }));
+    }
+  } catch (e) {
+    stop(); // a camera that cannot be shown is not left on
+    throw e;
+  }
+  return { stream, video, stop };
 }
 
 /** FrameStats are the on-device readings of one frame. */
 export interface FrameStats {
   /** mean luma, 0–255 */
   brightness: number;
-  /** variance of the Laplacian of a 160-pixel-wide grey copy */
+  /** variance of the Laplacian of a grey copy at most 480 pixels wide */
   sharpness: number;
   /** share of pixels at 250 or more: burnt out */
   clipped: number;
@@ -54,12 +56,20 @@ export interface FrameStats {
 /** Hint is the guidance shown before a photo is taken. */
 export type Hint = "dark" | "bright" | "blurry" | "ok";
 
+/**
+ * Below these sharpness readings a frame is called blurred. A document's print gives strong
+ * edges (a rendered card in focus reads about 6000, out of focus about 100); a face has
+ * softer ones (a portrait in focus about 130, out of focus about 7).
+ */
+export const blurThresholds = { document: 300, selfie: 20 } as const;
+
 /** hintFor turns frame readings into the person's next action. */
-export function hintFor(s: FrameStats): Hint {
+export function hintFor(s: FrameStats, kind: keyof typeof blurThresholds): Hint {
   if (s.brightness < 50) return "dark";
-  // A white card is bright without being overexposed: only a picture mostly burnt out is.
-  if (s.brightness > 235 && s.clipped > 0.5) return "bright";
-  if (s.sharpness < 25) return "blurry";
+  // A white card (its white code zone) is bright without being overexposed: only a picture
+  // mostly burnt out, its print washed away, is.
+  if (s.brightness > 235 && s.clipped > 0.5 && s.sharpness < 4 * blurThresholds[kind]) return "bright";
+  if (s.sharpness < blurThresholds[kind]) return "blurry";
   return "ok";
 }
 
@@ -91,10 +101,10 @@ export function grayStats(rgba: Uint8ClampedArray, width: number, height: number
   return { brightness: n ? sum / n : 0, sharpness: count ? lsq / count - mean * mean : 0, clipped: n ? clipped / n : 0 };
 }
 
-/** measure reads the current frame of video at 160 pixels wide. */
+/** measure reads the current frame of video at most 480 pixels wide (blur shows there). */
 export function measure(video: HTMLVideoElement, canvas: HTMLCanvasElement): FrameStats | null {
   if (!video.videoWidth || !video.videoHeight) return null;
-  const w = 160;
+  const w = Math.min(480, video.videoWidth);
   const h = Math.max(1, Math.round((video.videoHeight / video.videoWidth) * w));
   canvas.width = w;
   canvas.height = h;

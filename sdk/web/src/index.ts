@@ -61,7 +61,14 @@ export interface Controller {
 
 const maxImageBytes = 10 * 1024 * 1024;
 const finalStatuses = ["verified", "rejected", "expired", "cancelled"];
-const fatalCodes = ["session_expired", "session_closed", "unauthorized", "not_found"];
+/** Problems the person cannot fix here: the UI ends on them. */
+const fatalCodes = ["session_expired", "session_closed", "unauthorized", "session_not_found", "not_found", "forbidden"];
+/** Problems that pass: the call is tried again after a wait. */
+const transientCodes = ["network", "rate_limited", "overloaded", "unavailable", "not_ready", "internal"];
+
+function isFatal(e: unknown): boolean {
+  return e instanceof IdStreamError && fatalCodes.includes(e.code);
+}
 
 /** start mounts the capture UI and returns its controller. */
 export function start(opts: StartOptions): Controller {
@@ -89,6 +96,7 @@ class Flow {
   private camera: Camera | null = null;
   private timers = new Set<number>();
   private destroyed = false;
+  private readonly abort = new AbortController();
 
   constructor(
     host: HTMLElement,
@@ -97,7 +105,7 @@ class Flow {
     this.locale = pickLocale(opts.locale, typeof navigator !== "undefined" ? navigator.languages : []);
     this.t = translator(this.locale);
     const base = opts.baseUrl ?? window.location.origin;
-    this.client = new Client(base, opts.sessionId, opts.sdkToken);
+    this.client = new Client(base, opts.sessionId, opts.sdkToken, this.abort.signal);
     this.heading = h("h2", { class: "ids-heading", tabindex: "-1" });
     this.progress = h("p", { class: "ids-progress" });
     this.bar = h("div", { class: "ids-bar", role: "progressbar", "aria-valuemin": "0" }, h("div", { class: "ids-bar-fill" }));
@@ -118,6 +126,7 @@ class Flow {
 
   destroy(): void {
     this.destroyed = true;
+    this.abort.abort();
     this.stopCamera();
     for (const id of this.timers) window.clearTimeout(id);
     this.timers.clear();
@@ -127,7 +136,7 @@ class Flow {
   async run(): Promise<void> {
     let st: SessionStatus;
     try {
-      st = await this.client.status();
+      st = await this.status();
     } catch (e) {
       this.fail(e);
       return;
@@ -156,9 +165,25 @@ class Flow {
 
   private async advance(): Promise<void> {
     try {
-      this.next(await this.client.status());
+      this.next(await this.status());
     } catch (e) {
       this.fail(e);
+    }
+  }
+
+  /**
+   * status reads the session, trying again on a passing problem (no connection, rate
+   * limited, overloaded) with waits of 1, 2, 4, 8 and 16 seconds before giving up.
+   */
+  private async status(): Promise<SessionStatus> {
+    for (let wait = 1000; ; wait *= 2) {
+      try {
+        return await this.client.status();
+      } catch (e) {
+        if (this.destroyed || wait > 16000 || !(e instanceof IdStreamError) || !transientCodes.includes(e.code)) throw e;
+        this.say(this.t(errorKey(e.code)));
+      }
+      await this.sleep(wait);
     }
   }
 
@@ -256,11 +281,11 @@ class Flow {
       if (!this.camera || this.camera.video !== video) return;
       const stats = measure(video, probe);
       if (stats) {
-        const key = `hint.${hintFor(stats)}` as TextKey;
-        if (key !== last) {
-          hint.textContent = this.t(key);
-          hint.dataset.hint = hintFor(stats);
-          last = key;
+        const verdict = hintFor(stats, doc ? "document" : "selfie");
+        if (verdict !== last) {
+          hint.textContent = this.t(`hint.${verdict}` as TextKey);
+          hint.dataset.hint = verdict;
+          last = verdict;
         }
       }
       this.later(tick, 400);
@@ -269,8 +294,11 @@ class Flow {
   }
 
   private async shoot(step: string): Promise<void> {
+    // Taken at once, so a second click while the frame is encoded finds no camera: one photo
+    // per click, however fast the clicks.
     const cam = this.camera;
     if (!cam) return;
+    this.camera = null;
     const track = cam.stream.getVideoTracks()[0];
     const signals = captureSignals(this.opts.nonce, "web_camera", track);
     let photo: Blob;
@@ -279,12 +307,14 @@ class Flow {
     } catch (e) {
       this.error(new IdStreamError("other", 0, e instanceof Error ? e.message : String(e)), step);
       return;
+    } finally {
+      cam.stop();
     }
-    this.stopCamera();
     await this.upload(step, photo, signals);
   }
 
   private async upload(step: string, image: Blob, signals: Record<string, string>): Promise<void> {
+    this.stopCamera(); // an upload from the camera screen: the camera is done
     const preview = h("img", { class: "ids-preview", alt: "" });
     const url = URL.createObjectURL(image);
     preview.src = url;
@@ -302,7 +332,12 @@ class Flow {
     if (res.status === "pending") {
       this.emitStep(step, "pending");
       this.say(this.t("status.pending"));
-      res = await this.awaitVerdict(step, res);
+      try {
+        res = await this.awaitVerdict(step, res);
+      } catch (e) {
+        this.fail(e);
+        return;
+      }
     }
     if (res.status === "retake") {
       this.retake(step, res.quality?.reasons ?? []);
@@ -324,7 +359,8 @@ class Flow {
         if (s?.capture_id === res.capture_id && (s.status === "accepted" || s.status === "retake")) {
           return { ...res, status: s.status };
         }
-      } catch {
+      } catch (e) {
+        if (isFatal(e)) throw e;
         // keep waiting: a status read failing once is not the capture failing
       }
     }
@@ -338,8 +374,9 @@ class Flow {
     const actions = h("div", { class: "ids-actions" });
     if (cameraAvailable()) actions.append(button("ids-primary ids-retake", this.t("action.retake"), () => void this.openCamera(step)));
     actions.append(this.fileInput(step));
+    // The box is an alert: it is announced once, and the status line is cleared.
     this.show(`retake:${step}`, `step.${step}` as TextKey, h("div", { class: "ids-retake-box", role: "alert" }, h("p", {}, this.t("status.retake")), list), actions);
-    this.say(this.t("status.retake") + " " + Array.from(list.children, (li) => li.textContent).join(" "));
+    this.say("");
   }
 
   /** handoff shows a QR code with a link that lets a phone do the chip step, and waits. */
@@ -349,9 +386,16 @@ class Flow {
     try {
       link = await this.client.handoff();
     } catch (e) {
+      if (e instanceof IdStreamError && e.code === "handoff_used") {
+        this.accepted.add(step); // read already, from another page or a phone
+        await this.advance();
+        return;
+      }
       this.error(e, step);
       return;
     }
+    // A link lives 15 minutes: a fresh one (and QR code) a minute before it ends.
+    const renewAt = Date.parse(link.expires_at) - 60_000;
     const qr = h("img", { class: "ids-qr", alt: this.t("handoff.qr_alt"), width: "240", height: "240" });
     qr.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(link.qr_svg)}`;
     const anchor = h("a", { class: "ids-handoff-link", href: link.url, rel: "noreferrer noopener" }, link.url);
@@ -374,10 +418,14 @@ class Flow {
           return;
         }
       } catch (e) {
-        if (e instanceof IdStreamError && fatalCodes.includes(e.code)) {
+        if (isFatal(e)) {
           this.fail(e);
           return;
         }
+      }
+      if (Date.now() >= renewAt) {
+        void this.handoff(step);
+        return;
       }
       this.later(() => void poll(), 2000);
     };
@@ -398,7 +446,7 @@ class Flow {
           return;
         }
       } catch (e) {
-        if (e instanceof IdStreamError && fatalCodes.includes(e.code)) {
+        if (isFatal(e)) {
           this.fail(e);
           return;
         }
@@ -413,7 +461,9 @@ class Flow {
     const key = `final.${status}` as TextKey;
     this.heading.textContent = "";
     this.setState(`final:${status}`);
-    replace(this.body, h("p", { class: `ids-final ids-final-${status}`, role: "alert" }, this.t(key)));
+    const msg = h("p", { class: `ids-final ids-final-${status}`, role: "alert", tabindex: "-1" }, this.t(key));
+    replace(this.body, msg);
+    msg.focus();
     this.say("");
     this.opts.onComplete?.({ sessionId: this.opts.sessionId, status });
   }
@@ -421,7 +471,7 @@ class Flow {
   /** error shows a problem that the person can act on, in the step it happened in. */
   private error(e: unknown, step: string): void {
     const err = toError(e);
-    if (fatalCodes.includes(err.code)) {
+    if (isFatal(err)) {
       this.fail(err);
       return;
     }
@@ -442,7 +492,9 @@ class Flow {
     this.stopCamera();
     this.setState(`failed:${err.code}`);
     this.heading.textContent = "";
-    replace(this.body, h("p", { class: "ids-notice ids-error", role: "alert", "data-code": err.code }, this.t(errorKey(err.code))));
+    const msg = h("p", { class: "ids-notice ids-error", role: "alert", tabindex: "-1", "data-code": err.code }, this.t(errorKey(err.code)));
+    replace(this.body, msg);
+    msg.focus();
     if (err.code === "session_expired") this.opts.onComplete?.({ sessionId: this.opts.sessionId, status: "expired" });
     this.opts.onError?.(err);
   }

@@ -46,13 +46,17 @@ function frame(w, h, f) {
 }
 
 test("on-device hint: dark, bright, blurred and sharp frames", () => {
-  const w = 160, h = 120;
-  const hint = (f) => camera.hintFor(camera.grayStats(frame(w, h, f), w, h));
+  const w = 480, h = 300;
+  const hint = (f, kind = "document") => camera.hintFor(camera.grayStats(frame(w, h, f), w, h), kind);
   assert.equal(hint(() => 20), "dark");
   assert.equal(hint(() => 252), "bright");
   assert.equal(hint((x, y) => ((x >> 2) + (y >> 2)) % 4 ? 245 : 40), "ok"); // a white card is not overexposed
+  assert.equal(hint((x, y) => (y % 40 < 3 && x % 9 < 5) ? 30 : 255), "ok"); // nor one whose white zone fills most of it
   assert.equal(hint((x) => 100 + Math.round(20 * Math.sin(x / 40))), "blurry"); // smooth shading
   assert.equal(hint((x, y) => ((x >> 2) + (y >> 2)) % 2 ? 200 : 60), "ok"); // print-like edges
+  const soft = (x, y) => 120 + Math.round(30 * Math.sin(x / 2) * Math.cos(y / 2)); // a face's softer edges
+  assert.equal(hint(soft, "selfie"), "ok");
+  assert.equal(hint(soft, "document"), "blurry");
 });
 
 test("virtual cameras are told by their label; ordinary cameras are not", () => {
