@@ -273,6 +273,6 @@ func Spec() topology.Node {
 		From:    []string{"integrators and apps"},
 		Inputs:  []string{schemas.TopicQuality},
 		Lookups: []string{schemas.TopicSessionState},
-		Outputs: []string{schemas.TopicSessions, schemas.TopicCaptures, schemas.TopicBlocklist, schemas.TopicWebhookRetry},
+		Outputs: []string{schemas.TopicSessions, schemas.TopicCaptures, schemas.TopicBlocklist, schemas.TopicWebhookRetry, schemas.TopicReviews},
 	}
 }

@@ -40,6 +40,8 @@ type DecisionView struct {
 	Outcome       string           `json:"outcome"`
 	PolicyVersion string           `json:"policy_version"`
 	Reasons       []schemas.Reason `json:"reasons"`
+	// DecidedBy is "policy", or "reviewer" when the policy sent the session to a person.
+	DecidedBy string `json:"decided_by"`
 }
 
 // CheckView is one entry of SessionView.Checks.
@@ -108,7 +110,11 @@ func DataGetBody(st *schemas.SessionState, now time.Time, full bool) SessionView
 		if reasons == nil {
 			reasons = []schemas.Reason{}
 		}
-		v.Decision = &DecisionView{Outcome: d.Outcome, PolicyVersion: d.PolicyVersion, Reasons: reasons}
+		by := d.DecidedBy
+		if by == "" { // decided before decided_by was recorded
+			by = schemas.DecidedByPolicy
+		}
+		v.Decision = &DecisionView{Outcome: d.Outcome, PolicyVersion: d.PolicyVersion, Reasons: reasons, DecidedBy: by}
 		v.Extracted = d.Extracted
 		if v.DecidedAt == nil && !d.DecidedAt.IsZero() {
 			s := Timestamp(d.DecidedAt)
@@ -127,8 +133,11 @@ func EffectiveStatus(st *schemas.SessionState, now time.Time) string {
 			return schemas.StatusExpired
 		}
 	}
-	if st.Status == "" {
+	switch st.Status {
+	case "":
 		return schemas.StatusOpen
+	case schemas.StatusReview: // a person decides; for the integrator it is still processing
+		return schemas.StatusProcessing
 	}
 	return st.Status
 }

@@ -44,7 +44,7 @@ func TestDataGetBodyMapping(t *testing.T) {
 	"created_at":"2026-11-22T03:00:00Z","expires_at":"2026-11-22T03:30:00Z","decided_at":"2026-11-22T03:05:00Z",
 	"steps":{"document_front":{"status":"accepted","capture_id":"cap_1"},"document_back":{"status":"pending"},
 	         "nfc":{"status":"pending"},"selfie":{"status":"retake","capture_id":"cap_2"}},
-	"decision":{"outcome":"rejected","policy_version":"2026-11","reasons":[{"code":"face_mismatch","message":"faces differ"}]},
+	"decision":{"decided_by":"policy","outcome":"rejected","policy_version":"2026-11","reasons":[{"code":"face_mismatch","message":"faces differ"}]},
 	"checks":[{"name":"chip.passive_authentication","status":"pass","score":null,"threshold":null,"reason_code":null,"model_version":null},
 	          {"name":"face.selfie_document","status":"fail","score":0.91,"threshold":0.8,"reason_code":"face_mismatch","model_version":"fm-1"}],
 	"extracted":{"document_type":"chip_id_card","id_number":"001099012345","full_name":"NGUYỄN VĂN A","date_of_birth":null,"sex":null,

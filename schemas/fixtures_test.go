@@ -125,7 +125,7 @@ func sampleSessionState() *SessionState {
 		Decision: &DecisionResult{
 			DecisionID: "dec_1", Outcome: StatusVerified, PolicyVersion: "p1",
 			Reasons: []Reason{{Code: "ok", Message: "all checks passed"}}, Extracted: sampleExtracted(),
-			DecidedAt: ms(1_790_000_200),
+			DecidedAt: ms(1_790_000_200), DecidedBy: DecidedByReviewer, ReviewerID: ptr("rev_ana"),
 		},
 		RequestSHA256: ptr("9f86d081"),
 		BiometricErasure: &BiometricErasure{
@@ -133,6 +133,12 @@ func sampleSessionState() *SessionState {
 			Pending: []BlobRef{sampleBlob("dg2")}, BlobsDeleted: []string{"fs://blobs/image"}, ErasedAt: ptr(ms(1_790_000_601)),
 		},
 		EarlyEvents: []EarlyEvent{{Topic: TopicCaptures, Value: []byte{0xc3, 0x01, 0x02}}},
+		Review: &ReviewState{
+			OpenedAt: ms(1_790_000_150), PolicyVersion: "p1", Reasons: []Reason{{Code: "liveness_grey_band", Message: "liveness.passive"}},
+			ClaimedBy: ptr("rev_ana"), ClaimExpiresAt: ptr(ms(1_790_001_050)),
+			Decided: &ReviewDecision{ReviewerID: "rev_ana", Outcome: StatusVerified, ReasonCode: "live_person", Note: ptr("checked"), DecidedAt: ms(1_790_000_190)},
+			Actions: []ReviewAction{{Kind: "opened", At: ms(1_790_000_150)}, {Kind: "claimed", ReviewerID: ptr("rev_ana"), At: ms(1_790_000_160), Detail: ptr("until 1790001050")}},
+		},
 	}
 }
 
@@ -183,7 +189,7 @@ func sample(topic string) any {
 			Envelope: sampleEnvelope("decision"), DecisionID: "dec_1", Outcome: StatusRejected, PolicyVersion: "p1",
 			Flow: "passport", ReferenceID: ptr("ref-1"), Reasons: []Reason{{Code: "face_mismatch", Message: "faces differ"}},
 			Checks: []Check{sampleCheck("face.selfie_document", "facematch")}, Extracted: sampleExtracted(),
-			DecidedAt: ms(1_790_000_200),
+			DecidedAt: ms(1_790_000_200), DecidedBy: DecidedByPolicy,
 		}
 	case TopicWebhookRetry, TopicWebhookDLQ:
 		return &WebhookDelivery{
@@ -196,6 +202,14 @@ func sample(topic string) any {
 			Envelope: sampleEnvelope("webhook"), WebhookID: "msg_dec_1", DecisionEventID: "evt_decision",
 			URL: "https://example.test/hook", Attempt: 2, StatusCode: ptr(503), Error: ptr("status 503"),
 			DurationMS: 125, Outcome: WebhookRetry, AttemptedAt: ms(1_790_000_300), NextAttemptAt: ptr(ms(1_790_000_360)),
+		}
+	case TopicReviews:
+		return &ReviewEvent{
+			Envelope: sampleEnvelope("edge"),
+			Opened:   &ReviewOpened{PolicyVersion: "p1", Reasons: []Reason{{Code: "liveness_grey_band", Message: "liveness.passive"}}},
+			Claimed:  &ReviewClaimed{ReviewerID: "rev_ana", Until: ms(1_790_001_050)},
+			Released: &ReviewReleased{ReviewerID: "rev_ana"},
+			Decided:  &ReviewDecided{ReviewerID: "rev_ana", Outcome: StatusRejected, ReasonCode: "mask_seen", Note: ptr("a mask")},
 		}
 	case TopicBlocklist:
 		return &BlocklistEntry{

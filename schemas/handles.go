@@ -28,6 +28,7 @@ const (
 	WebhookDLQ       Topic[WebhookDelivery]           = TopicWebhookDLQ
 	WebhookAttempts  Topic[WebhookAttempt]            = TopicWebhookAttempts
 	Blocklist        Topic[BlocklistEntry]            = TopicBlocklist
+	Reviews          Topic[ReviewEvent]               = TopicReviews
 	Consents         Topic[ConsentRecorded]           = TopicConsents
 	Erasures         Topic[BiometricErasureRequested] = TopicErasures
 	TrackingSessions Topic[TrackingSessionOpened]     = TopicTrackingSessions

@@ -25,6 +25,7 @@ func TestHandlesMatchTheTopicTable(t *testing.T) {
 	add(WebhookDLQ.Name(), WebhookDLQ.New())
 	add(WebhookAttempts.Name(), WebhookAttempts.New())
 	add(Blocklist.Name(), Blocklist.New())
+	add(Reviews.Name(), Reviews.New())
 	add(Consents.Name(), Consents.New())
 	add(Erasures.Name(), Erasures.New())
 	add(TrackingSessions.Name(), TrackingSessions.New())

@@ -55,6 +55,7 @@ func topicSpecs() []topicSpec {
 		{TopicWebhookDLQ, "webhook_delivery.avsc", false, func() any { return new(WebhookDelivery) }},
 		{TopicWebhookAttempts, "webhook_attempt.avsc", false, func() any { return new(WebhookAttempt) }},
 		{TopicBlocklist, "blocklist_entry.avsc", true, func() any { return new(BlocklistEntry) }},
+		{TopicReviews, "review_event.avsc", false, func() any { return new(ReviewEvent) }},
 		{TopicFaceIndex, "face_index_entry.avsc", true, func() any { return new(FaceIndexEntry) }},
 		{TopicCaptureIndex, "capture_sighting.avsc", true, func() any { return new(CaptureSighting) }},
 		{TopicConsents, "consent_recorded.avsc", false, func() any { return new(ConsentRecorded) }},

@@ -21,6 +21,7 @@ const (
 	TopicWebhookDLQ      = "ekyc.webhook.dlq.v1"      // WebhookDelivery
 	TopicWebhookAttempts = "ekyc.webhook.attempts.v1" // WebhookAttempt, one record per delivery attempt
 	TopicBlocklist       = "ekyc.blocklist.v1"        // BlocklistEntry, compacted, keyed by entry id
+	TopicReviews         = "ekyc.reviews.v1"          // ReviewEvent: the human review of a session
 	TopicConsents        = "cmp.consents.v1"          // ConsentRecorded, keyed by tracking_id
 	// TopicErasures carries BiometricErasureRequested, keyed by tracking_id.
 	TopicErasures = "cmp.erasures.v1"
@@ -69,6 +70,10 @@ const (
 	StatusRejected   = "rejected"
 	StatusExpired    = "expired"
 	StatusCancelled  = "cancelled"
+	// StatusReview is internal to the session-state topic: the decision policy sent the
+	// session to human review (SessionState.Review). The public status stays processing
+	// until a reviewer's decision becomes the session's decision.
+	StatusReview = "review"
 	// StatusUnopened is internal to the session-state topic, never a public status: the
 	// snapshot is a placeholder holding, in EarlyEvents, the events of a session consumed
 	// before its SessionOpened. Readers of the topic treat it as no session.
@@ -321,7 +326,15 @@ type Decision struct {
 	Checks        []Check    `avro:"checks"`
 	Extracted     *Extracted `avro:"extracted"`
 	DecidedAt     time.Time  `avro:"decided_at"`
+	DecidedBy     string     `avro:"decided_by"`  // DecidedByPolicy | DecidedByReviewer
+	ReviewerID    *string    `avro:"reviewer_id"` // set when DecidedBy is DecidedByReviewer
 }
+
+// Who decided a session (Decision.DecidedBy).
+const (
+	DecidedByPolicy   = "policy"
+	DecidedByReviewer = "reviewer"
+)
 
 // StepCapture is the latest capture of one step, as folded into the session state.
 type StepCapture struct {
@@ -342,6 +355,8 @@ type DecisionResult struct {
 	Reasons       []Reason   `avro:"reasons"`
 	Extracted     *Extracted `avro:"extracted"`
 	DecidedAt     time.Time  `avro:"decided_at"`
+	DecidedBy     string     `avro:"decided_by"`
+	ReviewerID    *string    `avro:"reviewer_id"`
 }
 
 // SessionState is the full snapshot of one session (ekyc.session-state.v1, compacted).
@@ -374,6 +389,75 @@ type SessionState struct {
 	BiometricErasure *BiometricErasure `avro:"biometric_erasure"`
 	// EarlyEvents is set only in a placeholder (StatusUnopened).
 	EarlyEvents []EarlyEvent `avro:"early_events"`
+	// Review is set once the policy sent the session to human review (StatusReview).
+	Review *ReviewState `avro:"review"`
+}
+
+// ReviewState is the human review of a session, as the session group folds it.
+type ReviewState struct {
+	OpenedAt       time.Time       `avro:"opened_at"`
+	PolicyVersion  string          `avro:"policy_version"`
+	Reasons        []Reason        `avro:"reasons"`
+	ClaimedBy      *string         `avro:"claimed_by"`
+	ClaimExpiresAt *time.Time      `avro:"claim_expires_at"`
+	Decided        *ReviewDecision `avro:"decided"`
+	Actions        []ReviewAction  `avro:"actions"` // in order, at most MaxReviewActions
+}
+
+// MaxReviewActions bounds ReviewState.Actions: the oldest are dropped beyond it (the review
+// topic and its ClickHouse table keep them all).
+const MaxReviewActions = 100
+
+// ReviewDecision is a reviewer's decision of a case.
+type ReviewDecision struct {
+	ReviewerID string    `avro:"reviewer_id"`
+	Outcome    string    `avro:"outcome"`
+	ReasonCode string    `avro:"reason_code"`
+	Note       *string   `avro:"note"`
+	DecidedAt  time.Time `avro:"decided_at"`
+}
+
+// ReviewAction is one action on a case (ReviewState.Actions).
+type ReviewAction struct {
+	Kind       string    `avro:"kind"` // opened | claimed | released | decided | refused
+	ReviewerID *string   `avro:"reviewer_id"`
+	At         time.Time `avro:"at"`
+	Detail     *string   `avro:"detail"`
+}
+
+// ReviewEvent is one record of ekyc.reviews.v1 (keyed by session id): exactly one of its
+// actions is set.
+type ReviewEvent struct {
+	Envelope Envelope        `avro:"envelope"`
+	Opened   *ReviewOpened   `avro:"opened"`
+	Claimed  *ReviewClaimed  `avro:"claimed"`
+	Released *ReviewReleased `avro:"released"`
+	Decided  *ReviewDecided  `avro:"decided"`
+}
+
+// ReviewOpened: the policy sent the session to review, for Reasons.
+type ReviewOpened struct {
+	PolicyVersion string   `avro:"policy_version"`
+	Reasons       []Reason `avro:"reasons"`
+}
+
+// ReviewClaimed: a reviewer claims the case until Until.
+type ReviewClaimed struct {
+	ReviewerID string    `avro:"reviewer_id"`
+	Until      time.Time `avro:"until"`
+}
+
+// ReviewReleased: a reviewer gives the case back.
+type ReviewReleased struct {
+	ReviewerID string `avro:"reviewer_id"`
+}
+
+// ReviewDecided: a reviewer decides the case.
+type ReviewDecided struct {
+	ReviewerID string  `avro:"reviewer_id"`
+	Outcome    string  `avro:"outcome"`
+	ReasonCode string  `avro:"reason_code"`
+	Note       *string `avro:"note"`
 }
 
 // EarlyEvent is a raw record of a session's event consumed before the session's

@@ -21,27 +21,42 @@ func idDigits(sessionID string) string {
 	return hex.EncodeToString(sum[:])[:24]
 }
 
+// OutcomeReview is the outcome Decide gives a session that a review rule sends to a person:
+// the decision group opens a review (schemas.ReviewEvent) instead of emitting a decision.
+// It never appears on the decisions topic.
+const OutcomeReview = "review"
+
 // Decide decides a session from its snapshot under policy p. It returns false when the
-// session cannot be decided yet: st is nil, its status is not processing, or a pattern of
-// the flow's Await list matches none of its checks. A flow the policy does not name awaits
-// "quality.<step>" for every required image step of the snapshot.
+// session cannot be decided yet: st is nil, its status is neither processing nor a review a
+// reviewer decided, or a pattern of the flow's Await list matches none of its checks. A
+// flow the policy does not name awaits "quality.<step>" for every required image step of
+// the snapshot.
 //
-// The outcome is rejected when any hard check (one no Soft pattern matches) has status fail,
-// with one reason per such check (code = its reason code, or its name when it has none);
-// soft failures are reported with status warn. Otherwise it is verified. The decision lists
-// every check of the snapshot plus the data consistency checks of the reconciliation (see
-// Reconcile). Decide is pure and deterministic: the same snapshot and policy give the same
-// decision, whose time is the snapshot's updated_at and whose ids derive from the session id.
+// The outcome is rejected when any hard check (one no Soft pattern and no review rule
+// matches) has status fail, with one reason per such check (code = its reason code, or its
+// name when it has none); soft failures are reported with status warn. Otherwise it is
+// OutcomeReview when a review rule (the flow's or the tenant's) matches a check, with one
+// reason per such check (code = the rule's reason), and verified when none does. A session
+// in review whose reviewer decided gets the reviewer's outcome, decided_by reviewer, with the
+// reviewer's reason code as its reason when rejected. The decision lists every check of the
+// snapshot plus the data consistency checks of the reconciliation (see Reconcile). Decide is
+// pure and deterministic: the same snapshot and policy give the same decision, whose time is
+// the snapshot's updated_at and whose ids derive from the session id.
 func Decide(p Policy, st *schemas.SessionState) (*schemas.Decision, bool) {
-	if st == nil || st.Status != schemas.StatusProcessing {
+	if st == nil {
+		return nil, false
+	}
+	reviewed := st.Status == schemas.StatusReview && st.Review != nil && st.Review.Decided != nil
+	if st.Status != schemas.StatusProcessing && !reviewed {
 		return nil, false
 	}
 	fp, ok := p.Flows[st.Flow]
 	if !ok {
 		fp = FlowPolicy{Await: qualityAwaits(st.Steps)}
 	}
+	review := append(slices.Clone(fp.Review), p.Tenants[st.Envelope.TenantID].Review...)
 	for _, pat := range fp.Await {
-		if !slices.ContainsFunc(st.Checks, func(c schemas.Check) bool { return matchAny([]string{pat}, c.Name) }) {
+		if !slices.ContainsFunc(st.Checks, func(c schemas.Check) bool { return matchAny([]string{pat}, c.Name) }) && !reviewed {
 			return nil, false
 		}
 	}
@@ -57,8 +72,12 @@ func Decide(p Policy, st *schemas.SessionState) (*schemas.Decision, bool) {
 			checks = append(checks, dc)
 		}
 	}
-	var reasons []schemas.Reason
+	var reasons, toReview []schemas.Reason
 	for i, c := range checks {
+		if j := slices.IndexFunc(review, func(r ReviewRule) bool { return r.matches(c) }); j >= 0 {
+			toReview = append(toReview, schemas.Reason{Code: review[j].reason(), Message: reviewMessage(c)})
+			continue
+		}
 		if c.Status != schemas.CheckFail {
 			continue
 		}
@@ -68,9 +87,21 @@ func Decide(p Policy, st *schemas.SessionState) (*schemas.Decision, bool) {
 		}
 		reasons = append(reasons, reasonFor(c))
 	}
-	outcome := schemas.StatusVerified
-	if len(reasons) > 0 {
+	outcome, decidedBy, version := schemas.StatusVerified, schemas.DecidedByPolicy, p.Version
+	var reviewer *string
+	switch {
+	case reviewed:
+		d := st.Review.Decided
+		outcome, decidedBy, version = d.Outcome, schemas.DecidedByReviewer, st.Review.PolicyVersion
+		reviewer = &d.ReviewerID
+		reasons = nil
+		if outcome == schemas.StatusRejected {
+			reasons = []schemas.Reason{{Code: d.ReasonCode, Message: "A reviewer rejected the session (" + d.ReasonCode + ")."}}
+		}
+	case len(reasons) > 0:
 		outcome = schemas.StatusRejected
+	case len(toReview) > 0:
+		outcome, reasons = OutcomeReview, toReview
 	}
 	id := ID(st.Envelope.SessionID)
 	return &schemas.Decision{
@@ -83,14 +114,30 @@ func Decide(p Policy, st *schemas.SessionState) (*schemas.Decision, bool) {
 		},
 		DecisionID:    id,
 		Outcome:       outcome,
-		PolicyVersion: p.Version,
+		PolicyVersion: version,
 		Flow:          st.Flow,
 		ReferenceID:   st.ReferenceID,
 		Reasons:       reasons,
 		Checks:        checks,
 		Extracted:     extracted,
 		DecidedAt:     st.UpdatedAt,
+		DecidedBy:     decidedBy,
+		ReviewerID:    reviewer,
 	}, true
+}
+
+// reviewMessage names the check that sent a session to review, with its status and score
+// (no personal data: names, statuses and scores only).
+func reviewMessage(c schemas.Check) string {
+	msg := fmt.Sprintf("Check %s is %s", c.Name, c.Status)
+	if c.Score != nil {
+		msg += fmt.Sprintf(" (score %.3f", *c.Score)
+		if c.Threshold != nil {
+			msg += fmt.Sprintf(", threshold %.3f", *c.Threshold)
+		}
+		msg += ")"
+	}
+	return msg + "."
 }
 
 // reasonFor explains a failed hard check without personal data: the check's own detail

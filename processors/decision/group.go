@@ -103,6 +103,25 @@ func (g *group) decide(_ context.Context, rec *stream.Record, st *schemas.Sessio
 	if !ok {
 		return nil, nil
 	}
+	if d.Outcome == OutcomeReview {
+		// Not a decision: the session group folds the opening (once) into StatusReview, and
+		// the snapshots after it are not decided until a reviewer's decision is in them.
+		ev := &schemas.ReviewEvent{
+			Envelope: schemas.Envelope{
+				EventID: "evt_review_" + idDigits(st.Envelope.SessionID), SessionID: st.Envelope.SessionID,
+				TenantID: st.Envelope.TenantID, OccurredAt: st.UpdatedAt, Producer: Producer,
+			},
+			Opened: &schemas.ReviewOpened{PolicyVersion: d.PolicyVersion, Reasons: d.Reasons},
+		}
+		out, err := stream.Emit(g.codec, schemas.Reviews, rec.Key, ev)
+		if err != nil {
+			return nil, err
+		}
+		if g.decided != nil {
+			g.decided.WithLabelValues(d.Flow, OutcomeReview).Inc()
+		}
+		return []stream.Output{out}, nil
+	}
 	out, err := stream.Emit(g.codec, schemas.Decisions, rec.Key, d)
 	if err != nil {
 		return nil, err
@@ -113,13 +132,14 @@ func (g *group) decide(_ context.Context, rec *stream.Record, st *schemas.Sessio
 	return []stream.Output{out}, nil
 }
 
-// Spec is the decision group: session snapshots in, one decision per session out (its table).
+// Spec is the decision group: session snapshots in, one decision per session out (its
+// table), and the opening of a human review for a session a review rule sends to a person.
 func Spec() topology.Node {
 	return topology.Node{
 		Name:    GroupName,
 		Kind:    topology.Stateful,
 		Inputs:  []string{schemas.TopicSessionState},
 		Table:   schemas.TopicDecisions,
-		Outputs: []string{schemas.TopicDecisions},
+		Outputs: []string{schemas.TopicDecisions, schemas.TopicReviews},
 	}
 }

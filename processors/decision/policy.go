@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/idstream/idstream/internal/flow"
+	"github.com/idstream/idstream/schemas"
 )
 
 // DefaultPolicyVersion is the version of DefaultPolicy.
@@ -188,6 +189,59 @@ var ErrInvalidPolicy = errors.New("invalid decision policy")
 type Policy struct {
 	Version string
 	Flows   map[string]FlowPolicy
+	// Tenants adds review rules to every flow of a tenant's sessions.
+	Tenants map[string]TenantPolicy
+}
+
+// TenantPolicy is what a tenant adds to the policy of every flow.
+type TenantPolicy struct {
+	Review []ReviewRule
+}
+
+// ReviewRule sends a session to human review instead of deciding it: a check whose name
+// matches Check (a path.Match glob), whose status is one of Statuses (default: fail) and,
+// when a band is given, whose score lies in [ScoreFrom, ScoreTo). Such a check does not
+// reject; if no other hard check fails, the session goes to review, and a reviewer's
+// decision becomes its decision. A hard failure elsewhere still rejects at once.
+type ReviewRule struct {
+	Check     string
+	Statuses  []string
+	ScoreFrom *float64
+	ScoreTo   *float64
+	// Reason is the reason code the case is opened with (default "review_required").
+	Reason string
+}
+
+// DefaultReviewReason is a ReviewRule's reason code when it names none.
+const DefaultReviewReason = "review_required"
+
+// matches reports whether c triggers the rule.
+func (r ReviewRule) matches(c schemas.Check) bool {
+	if !matchAny([]string{r.Check}, c.Name) {
+		return false
+	}
+	statuses := r.Statuses
+	if len(statuses) == 0 {
+		statuses = []string{schemas.CheckFail}
+	}
+	if !slices.Contains(statuses, c.Status) {
+		return false
+	}
+	if r.ScoreFrom == nil && r.ScoreTo == nil {
+		return true
+	}
+	if c.Score == nil {
+		return false
+	}
+	return (r.ScoreFrom == nil || *c.Score >= *r.ScoreFrom) && (r.ScoreTo == nil || *c.Score < *r.ScoreTo)
+}
+
+// reason is the code a case opened by the rule carries.
+func (r ReviewRule) reason() string {
+	if r.Reason != "" {
+		return r.Reason
+	}
+	return DefaultReviewReason
 }
 
 // FlowPolicy is the policy of one flow. Patterns are path.Match globs over check names
@@ -205,6 +259,8 @@ type FlowPolicy struct {
 	// DocumentTypes are the document types (as the ocr group names them) the flow accepts on
 	// its document steps; empty accepts any. See DocumentTypeCheckPrefix.
 	DocumentTypes []string
+	// Review lists the rules that send a session of the flow to human review.
+	Review []ReviewRule
 }
 
 // DefaultPolicy returns the default policy for flows (version DefaultPolicyVersion): every
@@ -247,7 +303,8 @@ func qualityAwaits(steps []string) []string {
 }
 
 // Validate returns an error wrapping ErrInvalidPolicy when the policy has no version, a flow
-// has no name, or a pattern is empty or malformed.
+// or tenant has no name, a pattern is empty or malformed, or a review rule names a status
+// that is not a check status or an empty score band.
 func (p Policy) Validate() error {
 	if p.Version == "" {
 		return fmt.Errorf("%w: empty version", ErrInvalidPolicy)
@@ -256,13 +313,48 @@ func (p Policy) Validate() error {
 		if name == "" {
 			return fmt.Errorf("%w: flow with empty name", ErrInvalidPolicy)
 		}
-		for _, pat := range append(append([]string(nil), fp.Await...), fp.Soft...) {
+		pats := append(append([]string(nil), fp.Await...), fp.Soft...)
+		for _, r := range fp.Review {
+			pats = append(pats, r.Check)
+		}
+		for _, pat := range pats {
 			if pat == "" {
 				return fmt.Errorf("%w: flow %q has an empty pattern", ErrInvalidPolicy, name)
 			}
 			if _, err := path.Match(pat, ""); err != nil {
 				return fmt.Errorf("%w: flow %q pattern %q: %v", ErrInvalidPolicy, name, pat, err)
 			}
+		}
+		if err := validateRules(fp.Review); err != nil {
+			return fmt.Errorf("%w: flow %q: %v", ErrInvalidPolicy, name, err)
+		}
+	}
+	for name, tp := range p.Tenants {
+		if name == "" {
+			return fmt.Errorf("%w: tenant with empty name", ErrInvalidPolicy)
+		}
+		if err := validateRules(tp.Review); err != nil {
+			return fmt.Errorf("%w: tenant %q: %v", ErrInvalidPolicy, name, err)
+		}
+	}
+	return nil
+}
+
+func validateRules(rules []ReviewRule) error {
+	for _, r := range rules {
+		if r.Check == "" {
+			return errors.New("a review rule has no check")
+		}
+		if _, err := path.Match(r.Check, ""); err != nil {
+			return fmt.Errorf("review rule %q: %v", r.Check, err)
+		}
+		for _, st := range r.Statuses {
+			if st != schemas.CheckFail && st != schemas.CheckWarn && st != schemas.CheckSkipped && st != schemas.CheckPass {
+				return fmt.Errorf("review rule %q: status %q is not pass, fail, warn or skipped", r.Check, st)
+			}
+		}
+		if r.ScoreFrom != nil && r.ScoreTo != nil && *r.ScoreFrom >= *r.ScoreTo {
+			return fmt.Errorf("review rule %q: empty score band [%g, %g)", r.Check, *r.ScoreFrom, *r.ScoreTo)
 		}
 	}
 	return nil
@@ -271,13 +363,48 @@ func (p Policy) Validate() error {
 type policyFile struct {
 	Version string                    `yaml:"version"`
 	Flows   map[string]flowPolicyFile `yaml:"flows"`
+	Tenants map[string]struct {
+		Review []reviewRuleFile `yaml:"review"`
+	} `yaml:"tenants"`
 }
 
 type flowPolicyFile struct {
-	Await         []string `yaml:"await"`
-	Soft          []string `yaml:"soft"`
-	DocumentType  string   `yaml:"document_type"`
-	DocumentTypes []string `yaml:"document_types"`
+	Await         []string         `yaml:"await"`
+	Soft          []string         `yaml:"soft"`
+	DocumentType  string           `yaml:"document_type"`
+	DocumentTypes []string         `yaml:"document_types"`
+	Review        []reviewRuleFile `yaml:"review"`
+}
+
+type reviewRuleFile struct {
+	Check    string     `yaml:"check"`
+	Statuses []string   `yaml:"statuses"`
+	Score    []*float64 `yaml:"score"` // [from, to): either may be null
+	Reason   string     `yaml:"reason"`
+}
+
+func (r reviewRuleFile) rule() (ReviewRule, error) {
+	out := ReviewRule{Check: r.Check, Statuses: r.Statuses, Reason: r.Reason}
+	switch len(r.Score) {
+	case 0:
+	case 2:
+		out.ScoreFrom, out.ScoreTo = r.Score[0], r.Score[1]
+	default:
+		return out, fmt.Errorf("%w: review rule %q: score must be [from, to]", ErrInvalidPolicy, r.Check)
+	}
+	return out, nil
+}
+
+func rules(files []reviewRuleFile) ([]ReviewRule, error) {
+	var out []ReviewRule
+	for _, f := range files {
+		r, err := f.rule()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // ParsePolicy reads a policy from YAML:
@@ -289,6 +416,17 @@ type flowPolicyFile struct {
 //	    soft: ["fraud.device_*"]
 //	    document_type: chip_id_card   # optional
 //	    document_types: [chip_id_card] # optional: the recognised types accepted
+//	    review:                        # optional: send to a person instead of deciding
+//	      - check: liveness.passive
+//	        statuses: [pass, fail]     # default [fail]
+//	        score: [0.6, 0.8]          # [from, to); null for an open end
+//	        reason: liveness_grey_band
+//	tenants:                           # optional: review rules added to every flow of a tenant
+//	  acme:
+//	    review:
+//	      - check: chip.registry_identity
+//	        statuses: [warn]
+//	        reason: registry_unavailable
 //
 // It returns an error for malformed YAML or unknown keys, and an error wrapping
 // ErrInvalidPolicy when the policy is invalid (see Policy.Validate).
@@ -301,7 +439,21 @@ func ParsePolicy(data []byte) (Policy, error) {
 	}
 	p := Policy{Version: f.Version, Flows: make(map[string]FlowPolicy, len(f.Flows))}
 	for name, fp := range f.Flows {
-		p.Flows[name] = FlowPolicy{Await: fp.Await, Soft: fp.Soft, DocumentType: fp.DocumentType, DocumentTypes: fp.DocumentTypes}
+		review, err := rules(fp.Review)
+		if err != nil {
+			return Policy{}, fmt.Errorf("parse decision policy: %w", err)
+		}
+		p.Flows[name] = FlowPolicy{Await: fp.Await, Soft: fp.Soft, DocumentType: fp.DocumentType, DocumentTypes: fp.DocumentTypes, Review: review}
+	}
+	for name, tp := range f.Tenants {
+		review, err := rules(tp.Review)
+		if err != nil {
+			return Policy{}, fmt.Errorf("parse decision policy: %w", err)
+		}
+		if p.Tenants == nil {
+			p.Tenants = map[string]TenantPolicy{}
+		}
+		p.Tenants[name] = TenantPolicy{Review: review}
 	}
 	if err := p.Validate(); err != nil {
 		return Policy{}, fmt.Errorf("parse decision policy: %w", err)

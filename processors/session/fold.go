@@ -25,8 +25,8 @@ func Fold(st *schemas.SessionState, event any) (*schemas.SessionState, bool) {
 
 // Fold applies one decoded event to st and returns the next state and whether anything
 // changed. event is a *schemas.SessionEvent, *CaptureSubmitted, *QualityAssessed,
-// *DocumentRead, *ChipVerified, *LivenessAssessed, *FacesMatched, *FraudAssessed or
-// *Decision; any other value, or a nil pointer, is ignored.
+// *DocumentRead, *ChipVerified, *LivenessAssessed, *FacesMatched, *FraudAssessed,
+// *Decision or *ReviewEvent (review.go); any other value, or a nil pointer, is ignored.
 //
 // Fold is pure: it never reads the clock (times come from events) and never mutates st or
 // the event; the next state shares no mutable memory with st (it may share the event's
@@ -96,6 +96,11 @@ func (f Folder) Fold(st *schemas.SessionState, event any) (*schemas.SessionState
 			return st, false
 		}
 		return foldDecision(st, ev)
+	case *schemas.ReviewEvent:
+		if ev == nil || st == nil {
+			return st, false
+		}
+		return foldReview(st, ev)
 	}
 	return st, false
 }
@@ -342,6 +347,8 @@ func foldDecision(st *schemas.SessionState, ev *schemas.Decision) (*schemas.Sess
 		Reasons:       ev.Reasons,
 		Extracted:     ev.Extracted,
 		DecidedAt:     ev.DecidedAt,
+		DecidedBy:     ev.DecidedBy,
+		ReviewerID:    ev.ReviewerID,
 	}
 	next.Checks = schemas.MergeChecks(st.Checks, ev.Checks)
 	return touch(next, ev.Envelope), true

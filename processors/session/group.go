@@ -83,6 +83,7 @@ func NewGroup(codec stream.Codec, opts ...Option) stream.StatefulGroup {
 		folded(g, schemas.Facematch, func(e *schemas.FacesMatched) schemas.Envelope { return e.Envelope }),
 		folded(g, schemas.Fraud, func(e *schemas.FraudAssessed) schemas.Envelope { return e.Envelope }),
 		folded(g, schemas.Decisions, func(e *schemas.Decision) schemas.Envelope { return e.Envelope }),
+		folded(g, schemas.Reviews, func(e *schemas.ReviewEvent) schemas.Envelope { return e.Envelope }),
 	}
 	inputs := make([]stream.Input, len(topics))
 	for i, t := range topics {
@@ -272,7 +273,7 @@ func Spec() topology.Node {
 	return topology.Node{
 		Name:    GroupName,
 		Kind:    topology.Stateful,
-		Inputs:  []string{schemas.TopicSessions, schemas.TopicCaptures, schemas.TopicQuality, schemas.TopicDocuments, schemas.TopicChip, schemas.TopicLiveness, schemas.TopicFacematch, schemas.TopicFraud, schemas.TopicDecisions},
+		Inputs:  []string{schemas.TopicSessions, schemas.TopicCaptures, schemas.TopicQuality, schemas.TopicDocuments, schemas.TopicChip, schemas.TopicLiveness, schemas.TopicFacematch, schemas.TopicFraud, schemas.TopicDecisions, schemas.TopicReviews},
 		Table:   schemas.TopicSessionState,
 		Outputs: []string{schemas.TopicSessionState, schemas.TopicSessions},
 	}

@@ -92,7 +92,7 @@ func decodeState(t *testing.T, c *schemas.Codec, b []byte) *schemas.SessionState
 
 func TestGroupDeclaration(t *testing.T) {
 	g := NewGroup(newCodec(t))
-	if g.Name != "session" || g.Table != schemas.TopicSessionState || len(g.Inputs) != 9 ||
+	if g.Name != "session" || g.Table != schemas.TopicSessionState || len(g.Inputs) != 10 ||
 		g.Tick != time.Second || g.Handler == nil || g.OnTick == nil {
 		t.Fatalf("group = %+v", g)
 	}

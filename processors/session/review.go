@@ -1,0 +1,132 @@
+package session
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/idstream/idstream/schemas"
+)
+
+// Review actions as ReviewState.Actions records them.
+const (
+	ReviewActionOpened   = "opened"
+	ReviewActionClaimed  = "claimed"
+	ReviewActionReleased = "released"
+	ReviewActionDecided  = "decided"
+	ReviewActionRefused  = "refused"
+)
+
+// foldReview applies one action of the human review (schemas.ReviewEvent): the session
+// group is the one place that orders them, so a claim is granted here, by the event's
+// order in the session's partition, not by the edge that produced it.
+//
+//   - opened: a processing session goes to StatusReview (once; repeats are ignored).
+//   - claimed: granted when the case is undecided and no one else holds an unexpired claim
+//     (a reviewer may renew their own); otherwise recorded as refused.
+//   - released: the holder gives the claim back; anyone else's release is refused.
+//   - decided: accepted from the holder of an unexpired claim, with outcome verified or
+//     rejected, once; the decision group then emits the session's decision.
+//
+// Times are the events' occurred_at: the fold stays pure. A refused action changes only
+// the case's action log, so the reviewer's API call can tell it was refused.
+func foldReview(st *schemas.SessionState, ev *schemas.ReviewEvent) (*schemas.SessionState, bool) {
+	at := ev.Envelope.OccurredAt
+	switch {
+	case ev.Opened != nil:
+		if st.Status != schemas.StatusProcessing || st.Review != nil {
+			return st, false
+		}
+		next := cloneState(st)
+		next.Status = schemas.StatusReview
+		next.Review = &schemas.ReviewState{
+			OpenedAt: at, PolicyVersion: ev.Opened.PolicyVersion, Reasons: ev.Opened.Reasons,
+			Actions: []schemas.ReviewAction{{Kind: ReviewActionOpened, At: at}},
+		}
+		return touch(next, ev.Envelope), true
+	case st.Status != schemas.StatusReview || st.Review == nil:
+		return st, false // not in review (decided, expired, erased): nothing to act on
+	case ev.Claimed != nil:
+		r := ev.Claimed.ReviewerID
+		if why := claimRefusal(st.Review, r, at); why != "" {
+			return refuse(st, ev.Envelope, r, "claim: "+why)
+		}
+		until := ev.Claimed.Until
+		return act(st, ev.Envelope, func(rv *schemas.ReviewState) {
+			rv.ClaimedBy, rv.ClaimExpiresAt = &r, &until
+			rv.Actions = appendAction(rv.Actions, ReviewActionClaimed, r, at, "until "+until.UTC().Format(time.RFC3339))
+		})
+	case ev.Released != nil:
+		r := ev.Released.ReviewerID
+		if !holds(st.Review, r, at) {
+			return refuse(st, ev.Envelope, r, "release: the case is not claimed by this reviewer")
+		}
+		return act(st, ev.Envelope, func(rv *schemas.ReviewState) {
+			rv.ClaimedBy, rv.ClaimExpiresAt = nil, nil
+			rv.Actions = appendAction(rv.Actions, ReviewActionReleased, r, at, "")
+		})
+	case ev.Decided != nil:
+		d := ev.Decided
+		switch {
+		case st.Review.Decided != nil:
+			return refuse(st, ev.Envelope, d.ReviewerID, "decide: the case is decided")
+		case !holds(st.Review, d.ReviewerID, at):
+			return refuse(st, ev.Envelope, d.ReviewerID, "decide: the case is not claimed by this reviewer")
+		case d.Outcome != schemas.StatusVerified && d.Outcome != schemas.StatusRejected:
+			return refuse(st, ev.Envelope, d.ReviewerID, "decide: outcome must be verified or rejected")
+		}
+		return act(st, ev.Envelope, func(rv *schemas.ReviewState) {
+			rv.Decided = &schemas.ReviewDecision{ReviewerID: d.ReviewerID, Outcome: d.Outcome, ReasonCode: d.ReasonCode, Note: d.Note, DecidedAt: at}
+			rv.Actions = appendAction(rv.Actions, ReviewActionDecided, d.ReviewerID, at, d.Outcome+" "+d.ReasonCode)
+		})
+	}
+	return st, false
+}
+
+// claimRefusal says why reviewer may not claim the case at t, or "" when they may.
+func claimRefusal(rv *schemas.ReviewState, reviewer string, t time.Time) string {
+	switch {
+	case rv.Decided != nil:
+		return "the case is decided"
+	case rv.ClaimedBy != nil && *rv.ClaimedBy != reviewer && rv.ClaimExpiresAt != nil && t.Before(*rv.ClaimExpiresAt):
+		return fmt.Sprintf("held by %s", *rv.ClaimedBy)
+	}
+	return ""
+}
+
+// holds reports whether reviewer holds an unexpired claim on the case at t.
+func holds(rv *schemas.ReviewState, reviewer string, t time.Time) bool {
+	return rv.ClaimedBy != nil && *rv.ClaimedBy == reviewer && rv.ClaimExpiresAt != nil && t.Before(*rv.ClaimExpiresAt)
+}
+
+// act applies change to a copy of the state's review.
+func act(st *schemas.SessionState, env schemas.Envelope, change func(*schemas.ReviewState)) (*schemas.SessionState, bool) {
+	next := cloneState(st)
+	rv := *st.Review
+	change(&rv)
+	next.Review = &rv
+	return touch(next, env), true
+}
+
+// refuse records a refused action in the case's log.
+func refuse(st *schemas.SessionState, env schemas.Envelope, reviewer string, why string) (*schemas.SessionState, bool) {
+	return act(st, env, func(rv *schemas.ReviewState) {
+		rv.Actions = appendAction(rv.Actions, ReviewActionRefused, reviewer, env.OccurredAt, why)
+	})
+}
+
+// appendAction returns actions with one more (a new slice), the oldest dropped beyond
+// schemas.MaxReviewActions.
+func appendAction(actions []schemas.ReviewAction, kind, reviewer string, at time.Time, detail string) []schemas.ReviewAction {
+	a := schemas.ReviewAction{Kind: kind, At: at}
+	if reviewer != "" {
+		a.ReviewerID = &reviewer
+	}
+	if detail != "" {
+		a.Detail = &detail
+	}
+	out := append(append([]schemas.ReviewAction(nil), actions...), a)
+	if len(out) > schemas.MaxReviewActions {
+		out = out[len(out)-schemas.MaxReviewActions:]
+	}
+	return out
+}

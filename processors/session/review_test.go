@@ -1,0 +1,116 @@
+package session
+
+import (
+	"testing"
+	"time"
+
+	"github.com/idstream/idstream/schemas"
+)
+
+func reviewEvent(at time.Time) *schemas.ReviewEvent {
+	return &schemas.ReviewEvent{Envelope: schemas.Envelope{EventID: "evt_r" + at.Format("150405.000"), SessionID: "ses_1", TenantID: "acme", OccurredAt: at, Producer: "edge"}}
+}
+
+func TestReviewFold(t *testing.T) {
+	t0 := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
+	st := &schemas.SessionState{Envelope: schemas.Envelope{SessionID: "ses_1", TenantID: "acme"}, Status: schemas.StatusCapturing}
+	fold := func(st *schemas.SessionState, at time.Time, set func(*schemas.ReviewEvent)) (*schemas.SessionState, bool) {
+		ev := reviewEvent(at)
+		set(ev)
+		return Fold(st, ev)
+	}
+	open := func(e *schemas.ReviewEvent) {
+		e.Opened = &schemas.ReviewOpened{PolicyVersion: "p1", Reasons: []schemas.Reason{{Code: "liveness_grey_band", Message: "liveness.passive"}}}
+	}
+	claim := func(who string, until time.Time) func(*schemas.ReviewEvent) {
+		return func(e *schemas.ReviewEvent) { e.Claimed = &schemas.ReviewClaimed{ReviewerID: who, Until: until} }
+	}
+	decide := func(who, outcome string) func(*schemas.ReviewEvent) {
+		return func(e *schemas.ReviewEvent) {
+			e.Decided = &schemas.ReviewDecided{ReviewerID: who, Outcome: outcome, ReasonCode: "live_person"}
+		}
+	}
+	lastAction := func(st *schemas.SessionState) schemas.ReviewAction {
+		return st.Review.Actions[len(st.Review.Actions)-1]
+	}
+
+	if _, changed := fold(st, t0, open); changed {
+		t.Fatal("a capturing session was sent to review")
+	}
+	st.Status = schemas.StatusProcessing
+	st, changed := fold(st, t0, open)
+	if !changed || st.Status != schemas.StatusReview || st.Review == nil || st.Review.PolicyVersion != "p1" || !st.Review.OpenedAt.Equal(t0) {
+		t.Fatalf("opened: %v %+v", changed, st.Review)
+	}
+	if _, changed := fold(st, t0.Add(time.Second), open); changed {
+		t.Error("a second opening changed the case")
+	}
+	if _, changed := fold(st, t0.Add(time.Second), decide("ana", schemas.StatusVerified)); !changed {
+		t.Fatal("an unclaimed decision was not even logged")
+	} else if s2, _ := fold(st, t0.Add(time.Second), decide("ana", schemas.StatusVerified)); s2.Review.Decided != nil || lastAction(s2).Kind != ReviewActionRefused {
+		t.Errorf("a decision without the claim was taken: %+v", s2.Review)
+	}
+
+	st, _ = fold(st, t0.Add(time.Minute), claim("ana", t0.Add(16*time.Minute)))
+	if st.Review.ClaimedBy == nil || *st.Review.ClaimedBy != "ana" {
+		t.Fatalf("claim: %+v", st.Review)
+	}
+	st2, _ := fold(st, t0.Add(2*time.Minute), claim("bao", t0.Add(17*time.Minute)))
+	if *st2.Review.ClaimedBy != "ana" || lastAction(st2).Kind != ReviewActionRefused || *lastAction(st2).ReviewerID != "bao" {
+		t.Errorf("a second reviewer took a held case: %+v", st2.Review)
+	}
+	// The claim lapses: another reviewer may take the case, and the first may no longer decide.
+	st3, _ := fold(st, t0.Add(20*time.Minute), claim("bao", t0.Add(35*time.Minute)))
+	if *st3.Review.ClaimedBy != "bao" {
+		t.Fatalf("an expired claim was kept: %+v", st3.Review)
+	}
+	if st4, _ := fold(st3, t0.Add(21*time.Minute), decide("ana", schemas.StatusRejected)); st4.Review.Decided != nil {
+		t.Error("a decision from a lapsed claim was taken")
+	}
+	if st4, _ := fold(st3, t0.Add(21*time.Minute), decide("bao", "maybe")); st4.Review.Decided != nil {
+		t.Error("an outcome other than verified or rejected was taken")
+	}
+	st5, _ := fold(st3, t0.Add(22*time.Minute), decide("bao", schemas.StatusRejected))
+	if d := st5.Review.Decided; d == nil || d.ReviewerID != "bao" || d.Outcome != schemas.StatusRejected || !d.DecidedAt.Equal(t0.Add(22*time.Minute)) {
+		t.Fatalf("decided: %+v", st5.Review)
+	}
+	if st5.Status != schemas.StatusReview {
+		t.Errorf("status %s: the decision group, not the review, ends the session", st5.Status)
+	}
+	if st6, _ := fold(st5, t0.Add(23*time.Minute), decide("bao", schemas.StatusVerified)); st6.Review.Decided.Outcome != schemas.StatusRejected {
+		t.Error("a second decision replaced the first")
+	}
+	// Release: only the holder.
+	if s, _ := fold(st3, t0.Add(22*time.Minute), func(e *schemas.ReviewEvent) { e.Released = &schemas.ReviewReleased{ReviewerID: "ana"} }); s.Review.ClaimedBy == nil {
+		t.Error("a non-holder released the claim")
+	}
+	if s, _ := fold(st3, t0.Add(22*time.Minute), func(e *schemas.ReviewEvent) { e.Released = &schemas.ReviewReleased{ReviewerID: "bao"} }); s.Review.ClaimedBy != nil {
+		t.Error("the holder could not release the claim")
+	}
+	// The fold never changes its input.
+	if st.Review.Decided != nil || *st.Review.ClaimedBy != "ana" || len(st.Review.Actions) != 2 {
+		t.Errorf("the input state changed: %+v", st.Review)
+	}
+}
+
+func TestReviewActionsBounded(t *testing.T) {
+	var actions []schemas.ReviewAction
+	for i := range schemas.MaxReviewActions + 5 {
+		actions = appendAction(actions, ReviewActionRefused, "bao", time.Unix(int64(i), 0), "")
+	}
+	if len(actions) != schemas.MaxReviewActions || actions[0].At.Unix() != 5 {
+		t.Fatalf("%d actions, first at %d", len(actions), actions[0].At.Unix())
+	}
+}
+
+func TestDecisionAfterReview(t *testing.T) {
+	reviewer := "bao"
+	st := &schemas.SessionState{Envelope: schemas.Envelope{SessionID: "ses_1"}, Status: schemas.StatusReview, Review: &schemas.ReviewState{}}
+	next, changed := Fold(st, &schemas.Decision{
+		Envelope: schemas.Envelope{SessionID: "ses_1", OccurredAt: time.Unix(100, 0)}, DecisionID: "dec_1", Outcome: schemas.StatusRejected,
+		DecidedBy: schemas.DecidedByReviewer, ReviewerID: &reviewer, DecidedAt: time.Unix(100, 0),
+	})
+	if !changed || next.Status != schemas.StatusRejected || next.Decision.DecidedBy != schemas.DecidedByReviewer || *next.Decision.ReviewerID != "bao" {
+		t.Fatalf("%v %+v", changed, next.Decision)
+	}
+}
