@@ -26,6 +26,11 @@ var apiOperations = []string{
 	"GET /v1/capture/{session_id}",
 	"GET /v1/capture/{session_id}/phone",
 	"GET /v1/capture/assets/{name}",
+	"GET /v1/review/cases",
+	"GET /v1/review/cases/{session_id}",
+	"POST /v1/review/cases/{session_id}/claim",
+	"POST /v1/review/cases/{session_id}/release",
+	"POST /v1/review/cases/{session_id}/decision",
 	"POST /v1/admin/blocklist",
 	"DELETE /v1/admin/blocklist/{id}",
 	"POST /v1/admin/webhooks/replay",
@@ -49,6 +54,11 @@ var apiStatuses = map[string][]string{
 	"GET /v1/capture/{session_id}":                 {"200", "401", "404", "410"},
 	"GET /v1/capture/{session_id}/phone":           {"200", "401", "404", "409", "410"},
 	"GET /v1/capture/assets/{name}":                {"200", "304", "404"},
+	"GET /v1/review/cases":                         {"200", "401", "403"},
+	"GET /v1/review/cases/{session_id}":            {"200", "401", "403", "404"},
+	"POST /v1/review/cases/{session_id}/claim":     {"200", "202", "401", "403", "404", "409"},
+	"POST /v1/review/cases/{session_id}/release":   {"204", "202", "401", "403", "404", "409"},
+	"POST /v1/review/cases/{session_id}/decision":  {"200", "202", "401", "403", "404", "409", "422"},
 	"POST /v1/admin/blocklist":                     {"201", "401", "403"},
 	"DELETE /v1/admin/blocklist/{id}":              {"204", "401", "403"},
 	"POST /v1/admin/webhooks/replay":               {"202", "401", "403"},
@@ -610,6 +620,8 @@ func TestOpenAPISecurity(t *testing.T) {
 			want = []string{"apiKey"}
 		case strings.HasPrefix(op.path, "/v1/admin/"):
 			want = []string{"adminKey"}
+		case strings.HasPrefix(op.path, "/v1/review/"):
+			want = []string{"reviewerKey"}
 		case op.path == "/v1/config" || op.path == "/v1/consents":
 			want = []string{"cmpApiKey"}
 		default:

@@ -25,15 +25,25 @@ type fakePublisher struct {
 	mu   sync.Mutex
 	outs []stream.Output
 	fail error
+	// then, when set, sees every output produced, after it is acknowledged (a stand-in for
+	// the groups downstream).
+	then func(stream.Output)
 }
 
 func (p *fakePublisher) Produce(_ context.Context, outs ...stream.Output) error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.fail != nil {
+		p.mu.Unlock()
 		return p.fail
 	}
 	p.outs = append(p.outs, outs...)
+	then := p.then
+	p.mu.Unlock()
+	if then != nil {
+		for _, o := range outs {
+			then(o)
+		}
+	}
 	return nil
 }
 

@@ -258,6 +258,12 @@ func (s *Server) routes() {
 	v1.Get("/capture/:session_id", s.capturePage)
 	v1.Get("/capture/:session_id/phone", s.phonePage)
 
+	v1.Get("/review/cases", s.listCases)
+	v1.Get("/review/cases/:session_id", s.getCase)
+	v1.Post("/review/cases/:session_id/claim", s.claimCase)
+	v1.Post("/review/cases/:session_id/release", s.releaseCase)
+	v1.Post("/review/cases/:session_id/decision", s.decideCase)
+
 	v1.Post("/admin/blocklist", s.addBlocklist)
 	v1.Delete("/admin/blocklist/:entry_id", s.deleteBlocklist)
 	v1.Post("/admin/webhooks/replay", s.replayWebhooks)

@@ -87,7 +87,7 @@ func printBanner(w io.Writer, s *Service) {
 	fmt.Fprintf(w, "  groups: %v, sinks: %v\n", s.cfg.Groups, s.cfg.Sinks)
 	if s.secrets != nil {
 		fmt.Fprintf(w, "  sandbox tenant %q, API key: %s\n", "sandbox", s.secrets.APIKey)
-		fmt.Fprintf(w, "  secrets (one file each): %s/sandbox-api-key, sandbox-admin-key, sandbox-cmp-api-key, sandbox-webhook-secret\n", s.cfg.DataDir)
+		fmt.Fprintf(w, "  secrets (one file each): %s/sandbox-api-key, sandbox-admin-key, sandbox-cmp-api-key, sandbox-webhook-secret, sandbox-reviewer-key\n", s.cfg.DataDir)
 	}
 	if s.opsAddr != "" {
 		fmt.Fprintf(w, "  metrics: http://%s/metrics (and /healthz, /readyz)\n", s.opsAddr)

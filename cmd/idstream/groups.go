@@ -51,7 +51,8 @@ func loadPolicy(path string, flows flow.Set) (decision.Policy, error) {
 	if err != nil {
 		return decision.Policy{}, fmt.Errorf("policy: %w", err)
 	}
-	p, err := decision.ParsePolicy(b)
+	def := decision.DefaultPolicy(flows)
+	p, err := decision.ParsePolicyOver(b, &def)
 	if err != nil {
 		return decision.Policy{}, fmt.Errorf("policy %s: %w", path, err)
 	}

@@ -20,7 +20,11 @@ const (
 	SandboxAdminKeyFile      = "sandbox-admin-key"
 	SandboxCMPKeyFile        = "sandbox-cmp-api-key"
 	SandboxWebhookSecretFile = "sandbox-webhook-secret"
+	SandboxReviewerKeyFile   = "sandbox-reviewer-key"
 )
+
+// SandboxReviewerID is the sandbox tenant's reviewer.
+const SandboxReviewerID = "sandbox-reviewer"
 
 // Secrets are the sandbox tenant's plaintext keys, for printing and for scripts.
 type Secrets struct {
@@ -28,6 +32,7 @@ type Secrets struct {
 	AdminKey      string
 	CMPAPIKey     string
 	WebhookSecret string
+	ReviewerKey   string
 }
 
 // Sandbox returns the development tenant "sandbox" and its plaintext secrets. The secrets
@@ -52,6 +57,9 @@ func Sandbox(dataDir string) (*Tenant, Secrets, error) {
 	if s.WebhookSecret, err = loadOrCreate(dataDir, SandboxWebhookSecretFile, "whsec_", randomWebhookSecret); err != nil {
 		return nil, Secrets{}, err
 	}
+	if s.ReviewerKey, err = loadOrCreate(dataDir, SandboxReviewerKeyFile, "rk_test_", randomToken); err != nil {
+		return nil, Secrets{}, err
+	}
 	t := &Tenant{
 		ID:                   SandboxID,
 		Name:                 "Sandbox",
@@ -63,6 +71,7 @@ func Sandbox(dataDir string) (*Tenant, Secrets, error) {
 		RetentionDays:        30,
 		AllowPrivateWebhooks: true,
 		SessionTTLSeconds:    DefaultSessionTTLSeconds,
+		Reviewers:            []Reviewer{{ID: SandboxReviewerID, Name: "Sandbox reviewer", KeyHashes: []string{HashKey(s.ReviewerKey)}}},
 	}
 	return t, s, nil
 }

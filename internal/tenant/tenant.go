@@ -48,6 +48,16 @@ type Tenant struct {
 	AllowPrivateWebhooks bool     `yaml:"allow_private_webhooks"`
 	SessionTTLSeconds    int      `yaml:"session_ttl_seconds"`   // default 1800
 	RateLimitPerSecond   float64  `yaml:"rate_limit_per_second"` // 0: unlimited
+	// Reviewers are the tenant's fraud analysts: each has keys of their own for the review
+	// API, so that every claim, decision and view is theirs by name.
+	Reviewers []Reviewer `yaml:"reviewers"`
+}
+
+// Reviewer is a named person who decides the tenant's sessions in review.
+type Reviewer struct {
+	ID        string   `yaml:"id"`
+	Name      string   `yaml:"name"`
+	KeyHashes []string `yaml:"key_hashes"`
 }
 
 // AllowsFlow reports whether the tenant may open sessions of flow name.
@@ -85,6 +95,11 @@ func (t *Tenant) applyDefaults() {
 	for i, h := range t.CMPAPIKeyHashes {
 		t.CMPAPIKeyHashes[i] = strings.ToLower(strings.TrimSpace(h))
 	}
+	for _, rv := range t.Reviewers {
+		for i, h := range rv.KeyHashes {
+			rv.KeyHashes[i] = strings.ToLower(strings.TrimSpace(h))
+		}
+	}
 }
 
 // Validate returns an error wrapping ErrInvalid when the tenant is not usable.
@@ -102,6 +117,21 @@ func (t *Tenant) Validate() error {
 		for i, h := range set.hashes {
 			if !hashPattern.MatchString(h) {
 				return bad("%s[%d] is not a lowercase hex SHA-256", set.name, i)
+			}
+		}
+	}
+	seenReviewers := map[string]bool{}
+	for i, rv := range t.Reviewers {
+		if !idPattern.MatchString(rv.ID) || seenReviewers[rv.ID] {
+			return bad("reviewers[%d].id must match %s and be unique", i, idPattern)
+		}
+		seenReviewers[rv.ID] = true
+		if len(rv.KeyHashes) == 0 {
+			return bad("reviewer %q has no key_hashes", rv.ID)
+		}
+		for j, h := range rv.KeyHashes {
+			if !hashPattern.MatchString(h) {
+				return bad("reviewer %q key_hashes[%d] is not a lowercase hex SHA-256", rv.ID, j)
 			}
 		}
 	}
@@ -220,6 +250,27 @@ func (r *Registry) ByAPIKey(key string) (*Tenant, bool) {
 // ByAdminKey is ByAPIKey for admin keys.
 func (r *Registry) ByAdminKey(key string) (*Tenant, bool) {
 	return r.lookup(key, func(t *Tenant) []string { return t.AdminKeyHashes })
+}
+
+// ByReviewerKey returns the tenant and the reviewer owning a reviewer key, comparing its
+// hash with every reviewer's of every tenant in constant time, without early exit.
+func (r *Registry) ByReviewerKey(key string) (*Tenant, *Reviewer, bool) {
+	if key == "" {
+		return nil, nil, false
+	}
+	presented := []byte(HashKey(key))
+	var ft *Tenant
+	var fr *Reviewer
+	for _, t := range r.tenants {
+		for i := range t.Reviewers {
+			for _, h := range t.Reviewers[i].KeyHashes {
+				if subtle.ConstantTimeCompare(presented, []byte(h)) == 1 && ft == nil {
+					ft, fr = t, &t.Reviewers[i]
+				}
+			}
+		}
+	}
+	return ft, fr, ft != nil
 }
 
 // ByCMPKey is ByAPIKey for consent (CMP) API keys.

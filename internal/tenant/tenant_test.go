@@ -162,3 +162,43 @@ func TestSandboxRejectsCorruptFile(t *testing.T) {
 		t.Fatal("corrupt key file accepted")
 	}
 }
+
+func TestReviewers(t *testing.T) {
+	reg, err := Parse([]byte(`tenants:
+  - id: acme
+    reviewers:
+      - {id: ana, name: Ana, key_hashes: ["` + HashKey("rk_ana") + `"]}
+      - {id: bao, key_hashes: ["` + strings.ToUpper(HashKey("rk_bao")) + `"]}
+  - id: beta
+    reviewers:
+      - {id: cuc, key_hashes: ["` + HashKey("rk_cuc") + `"]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{"rk_ana": "acme/ana", "rk_bao": "acme/bao", "rk_cuc": "beta/cuc"} {
+		tn, r, ok := reg.ByReviewerKey(key)
+		if !ok || tn.ID+"/"+r.ID != want {
+			t.Errorf("%s: %v %v", key, ok, want)
+		}
+	}
+	if _, _, ok := reg.ByReviewerKey("rk_nobody"); ok {
+		t.Error("an unknown key found a reviewer")
+	}
+	if _, _, ok := reg.ByReviewerKey(""); ok {
+		t.Error("the empty key found a reviewer")
+	}
+	if _, ok := reg.ByAPIKey("rk_ana"); ok {
+		t.Error("a reviewer key is an API key")
+	}
+	for _, bad := range []string{
+		"tenants:\n  - id: a\n    reviewers:\n      - {id: x, key_hashes: []}\n",
+		"tenants:\n  - id: a\n    reviewers:\n      - {id: x, key_hashes: [nothex]}\n",
+		"tenants:\n  - id: a\n    reviewers:\n      - {id: x, key_hashes: [\"" + HashKey("1") + "\"]}\n      - {id: x, key_hashes: [\"" + HashKey("2") + "\"]}\n",
+		"tenants:\n  - id: a\n    reviewers:\n      - {id: \"Bad Id\", key_hashes: [\"" + HashKey("1") + "\"]}\n",
+	} {
+		if _, err := Parse([]byte(bad)); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%q: %v, want ErrInvalid", bad, err)
+		}
+	}
+}

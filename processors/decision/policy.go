@@ -362,6 +362,7 @@ func validateRules(rules []ReviewRule) error {
 
 type policyFile struct {
 	Version string                    `yaml:"version"`
+	Base    string                    `yaml:"base"`
 	Flows   map[string]flowPolicyFile `yaml:"flows"`
 	Tenants map[string]struct {
 		Review []reviewRuleFile `yaml:"review"`
@@ -410,6 +411,7 @@ func rules(files []reviewRuleFile) ([]ReviewRule, error) {
 // ParsePolicy reads a policy from YAML:
 //
 //	version: "2026-12-01.1"
+//	base: default                      # optional: start from the default policy (ParsePolicyOver)
 //	flows:
 //	  chip_id_card:
 //	    await: ["quality.*", "chip.passive_authentication"]
@@ -430,7 +432,14 @@ func rules(files []reviewRuleFile) ([]ReviewRule, error) {
 //
 // It returns an error for malformed YAML or unknown keys, and an error wrapping
 // ErrInvalidPolicy when the policy is invalid (see Policy.Validate).
-func ParsePolicy(data []byte) (Policy, error) {
+func ParsePolicy(data []byte) (Policy, error) { return ParsePolicyOver(data, nil) }
+
+// ParsePolicyOver is ParsePolicy for a file that may start from base with `base: default`:
+// the file's version replaces base's; a flow it names keeps base's lists except those the
+// file gives (await, document_type, document_types replace; soft and review add); flows it
+// does not name are base's. Without `base`, the file is the whole policy. base == nil
+// refuses `base: default`.
+func ParsePolicyOver(data []byte, base *Policy) (Policy, error) {
 	var f policyFile
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -438,12 +447,36 @@ func ParsePolicy(data []byte) (Policy, error) {
 		return Policy{}, fmt.Errorf("parse decision policy: %w", err)
 	}
 	p := Policy{Version: f.Version, Flows: make(map[string]FlowPolicy, len(f.Flows))}
+	switch f.Base {
+	case "":
+	case "default":
+		if base == nil {
+			return Policy{}, fmt.Errorf("parse decision policy: %w: base: default needs the default policy", ErrInvalidPolicy)
+		}
+		for name, fp := range base.Flows {
+			p.Flows[name] = fp
+		}
+	default:
+		return Policy{}, fmt.Errorf("parse decision policy: %w: base must be default or absent", ErrInvalidPolicy)
+	}
 	for name, fp := range f.Flows {
 		review, err := rules(fp.Review)
 		if err != nil {
 			return Policy{}, fmt.Errorf("parse decision policy: %w", err)
 		}
-		p.Flows[name] = FlowPolicy{Await: fp.Await, Soft: fp.Soft, DocumentType: fp.DocumentType, DocumentTypes: fp.DocumentTypes, Review: review}
+		next := p.Flows[name] // base's, or zero
+		if fp.Await != nil || f.Base == "" {
+			next.Await = fp.Await
+		}
+		if fp.DocumentType != "" || f.Base == "" {
+			next.DocumentType = fp.DocumentType
+		}
+		if fp.DocumentTypes != nil || f.Base == "" {
+			next.DocumentTypes = fp.DocumentTypes
+		}
+		next.Soft = append(slices.Clone(next.Soft), fp.Soft...)
+		next.Review = append(slices.Clone(next.Review), review...)
+		p.Flows[name] = next
 	}
 	for name, tp := range f.Tenants {
 		review, err := rules(tp.Review)

@@ -3,6 +3,7 @@ package decision
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -157,5 +158,36 @@ tenants:
 		if _, err := ParsePolicy([]byte(bad)); !errors.Is(err, ErrInvalidPolicy) {
 			t.Errorf("%q: %v, want ErrInvalidPolicy", bad, err)
 		}
+	}
+}
+
+func TestPolicyOverTheDefault(t *testing.T) {
+	def := DefaultPolicy(flow.Default())
+	p, err := ParsePolicyOver([]byte(`
+version: "2026-12-01.1"
+base: default
+flows:
+  chip_id_card:
+    soft: ["fraud.tamper.*"]
+    review:
+      - check: liveness.passive
+        score: [0.6, 0.85]
+        statuses: [fail]
+`), &def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, dc := p.Flows["chip_id_card"], def.Flows["chip_id_card"]
+	if p.Version != "2026-12-01.1" || !slices.Equal(cc.Await, dc.Await) || len(cc.Review) != 1 || !slices.Equal(cc.Soft, []string{"fraud.tamper.*"}) {
+		t.Errorf("chip_id_card over the default: %+v", cc)
+	}
+	if !slices.Equal(p.Flows["passport"].Await, def.Flows["passport"].Await) {
+		t.Error("a flow the file does not name lost the default's awaits")
+	}
+	if _, err := ParsePolicy([]byte("version: x\nbase: default\n")); !errors.Is(err, ErrInvalidPolicy) {
+		t.Errorf("base: default without a default: %v", err)
+	}
+	if _, err := ParsePolicyOver([]byte("version: x\nbase: other\n"), &def); !errors.Is(err, ErrInvalidPolicy) {
+		t.Errorf("base: other: %v", err)
 	}
 }

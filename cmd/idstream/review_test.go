@@ -1,0 +1,79 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idstream/idstream/internal/tenant"
+)
+
+// TestReviewDecidesSession: a policy over the default that sends every id_card session
+// whose liveness passed to a person; a session goes through every group into review, stays
+// processing for the integrator, is listed in the sandbox reviewer's queue, claimed and
+// verified by the reviewer, and then carries the one decision, decided_by reviewer.
+func TestReviewDecidesSession(t *testing.T) {
+	policy := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(policy, []byte(`version: "test-review.1"
+base: default
+flows:
+  id_card:
+    review:
+      - check: liveness.passive
+        statuses: [pass]
+        reason: second_look
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := testService(t, allGroups, func(c *Config) { c.PolicyFile = policy })
+	c := newClient(t, s)
+	key, err := os.ReadFile(filepath.Join(s.cfg.DataDir, tenant.SandboxReviewerKeyFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reviewer := newClient(t, s, strings.TrimSpace(string(key)))
+
+	id := runFlow(t, s, c, "id_card", 1)
+	var listed map[string]any
+	deadline := time.Now().Add(90 * time.Second)
+	for listed == nil && time.Now().Before(deadline) {
+		r := reviewer.do(http.MethodGet, "/v1/review/cases", reviewer.key, "", nil)
+		if r.status != http.StatusOK {
+			t.Fatalf("queue: %d %s", r.status, r.body)
+		}
+		for _, cs := range r.json(t)["cases"].([]any) {
+			if m := cs.(map[string]any); m["session_id"] == id {
+				listed = m
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if listed == nil {
+		t.Fatalf("the session never reached the review queue: %v", c.do(http.MethodGet, "/v1/ekyc/sessions/"+id, c.key, "", nil).json(t))
+	}
+	if reasons := listed["reasons"].([]any); len(reasons) != 1 || reasons[0].(map[string]any)["code"] != "second_look" || listed["policy_version"] != "test-review.1" {
+		t.Errorf("case = %v", listed)
+	}
+	if got := c.do(http.MethodGet, "/v1/ekyc/sessions/"+id, c.key, "", nil).json(t); got["status"] != "processing" || got["decision"] != nil {
+		t.Fatalf("a session in review shows the integrator %v, decision %v", got["status"], got["decision"])
+	}
+
+	if r := reviewer.do(http.MethodPost, "/v1/review/cases/"+id+"/claim", reviewer.key, "", nil); r.status != http.StatusOK || r.json(t)["claimed_by"] != tenant.SandboxReviewerID {
+		t.Fatalf("claim: %d %s", r.status, r.body)
+	}
+	r := reviewer.postJSON("/v1/review/cases/"+id+"/decision", reviewer.key, map[string]any{"outcome": "verified", "reason_code": "live_person", "note": "checked the selfie"})
+	if r.status != http.StatusOK && r.status != http.StatusAccepted {
+		t.Fatalf("decision: %d %s", r.status, r.body)
+	}
+	got := c.waitStatus(id, "verified", "rejected")
+	dec, _ := got["decision"].(map[string]any)
+	if got["status"] != "verified" || dec == nil || dec["decided_by"] != "reviewer" || dec["policy_version"] != "test-review.1" {
+		t.Fatalf("after the review: %v %v", got["status"], got["decision"])
+	}
+	if r := reviewer.do(http.MethodGet, "/v1/review/cases/"+id, reviewer.key, "", nil); r.status != http.StatusOK || !strings.Contains(string(r.body), `"kind":"decided"`) {
+		t.Errorf("case history: %d %s", r.status, r.body)
+	}
+}

@@ -1,0 +1,363 @@
+package edge
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/idstream/idstream/internal/tenant"
+	"github.com/idstream/idstream/readmodel"
+	"github.com/idstream/idstream/schemas"
+)
+
+// The review API: a tenant's reviewers (tenant.Reviewer, each with keys of their own) list
+// the sessions the policy sent to review, claim one, read its evidence and decide it. Every
+// action is a schemas.ReviewEvent on ekyc.reviews.v1; the session group, the one writer of
+// the session state, orders them (a claim is granted there, not here) and the decision
+// group turns a reviewer's decision into the session's one decision. A handler produces its
+// event, then waits for the session view to show what the session group made of it.
+
+// ReviewClaimTTL is how long a claim holds unless renewed (claiming again).
+const ReviewClaimTTL = 15 * time.Minute
+
+// reviewWait bounds how long an action waits for the session group's answer before the
+// edge answers 202 (the action is recorded and will be folded).
+const reviewWait = 5 * time.Second
+
+// Review problem codes.
+const (
+	CodeCaseNotFound   = "case_not_found"
+	CodeCaseClaimed    = "case_claimed"
+	CodeCaseNotClaimed = "case_not_claimed"
+	CodeCaseDecided    = "case_decided"
+)
+
+// ReviewCase is one case of the queue.
+type ReviewCase struct {
+	SessionID      string           `json:"session_id"`
+	Flow           string           `json:"flow"`
+	OpenedAt       string           `json:"opened_at"`
+	AgeSeconds     int64            `json:"age_seconds"`
+	PolicyVersion  string           `json:"policy_version"`
+	Reasons        []schemas.Reason `json:"reasons"`
+	ClaimedBy      *string          `json:"claimed_by"`
+	ClaimExpiresAt *string          `json:"claim_expires_at"`
+	Decided        bool             `json:"decided"`
+}
+
+// ReviewAction is one entry of a case's history.
+type ReviewAction struct {
+	Kind       string  `json:"kind"`
+	ReviewerID *string `json:"reviewer_id"`
+	At         string  `json:"at"`
+	Detail     *string `json:"detail"`
+}
+
+// ReviewCaseDetail is a case with its evidence: the session as Data Get shows it to the
+// integrator (every check with its score and threshold, the extracted data) and the case's
+// history.
+type ReviewCaseDetail struct {
+	ReviewCase
+	Session readmodel.SessionView `json:"session"`
+	History []ReviewAction        `json:"history"`
+}
+
+// reviewer is the caller of the review API.
+type reviewer struct {
+	tenant *tenant.Tenant
+	id     string
+}
+
+// authenticateReviewer resolves a reviewer key. Another valid credential (API key, admin
+// key, sdk_token) → 403; anything else → 401.
+func (s *Server) authenticateReviewer(c *fiber.Ctx) (reviewer, error) {
+	cred := bearer(c)
+	if cred == "" {
+		return reviewer{}, errUnauthorized()
+	}
+	if t, r, ok := s.cfg.Tenants.ByReviewerKey(cred); ok {
+		if err := s.rateLimit(t); err != nil {
+			return reviewer{}, err
+		}
+		return reviewer{tenant: t, id: r.ID}, nil
+	}
+	_, isAPIKey := s.cfg.Tenants.ByAPIKey(cred)
+	_, isAdmin := s.cfg.Tenants.ByAdminKey(cred)
+	_, _, _, isSDK := s.verifySDKToken(cred)
+	if isAPIKey || isAdmin || isSDK {
+		return reviewer{}, problem(fiber.StatusForbidden, CodeForbidden, "this endpoint requires a reviewer key")
+	}
+	return reviewer{}, errUnauthorized()
+}
+
+// reviewCase loads the case named in the path: a session of the reviewer's tenant in review.
+func (s *Server) reviewCase(c *fiber.Ctx, r reviewer) (*schemas.SessionState, error) {
+	id := c.Params("session_id")
+	if !validID(id, "ses_") {
+		return nil, errCaseNotFound()
+	}
+	st, found, err := s.cfg.Sessions.Get(c.UserContext(), id)
+	if err != nil {
+		s.log.Error("edge: session view", "request_id", requestID(c), "err", err)
+		return nil, errUnavailable()
+	}
+	if !found || st == nil || st.Envelope.TenantID != r.tenant.ID || st.Review == nil {
+		return nil, errCaseNotFound()
+	}
+	return st, nil
+}
+
+func errCaseNotFound() *apiError {
+	return problem(fiber.StatusNotFound, CodeCaseNotFound, "no such case in review for this tenant")
+}
+
+// caseOf is the queue entry of a session in review.
+func (s *Server) caseOf(st *schemas.SessionState) ReviewCase {
+	rv := st.Review
+	rc := ReviewCase{
+		SessionID: st.Envelope.SessionID, Flow: st.Flow, OpenedAt: readmodel.Timestamp(rv.OpenedAt),
+		AgeSeconds: int64(s.now().Sub(rv.OpenedAt) / time.Second), PolicyVersion: rv.PolicyVersion,
+		Reasons: rv.Reasons, Decided: rv.Decided != nil,
+	}
+	if rc.Reasons == nil {
+		rc.Reasons = []schemas.Reason{}
+	}
+	if rv.ClaimedBy != nil && rv.ClaimExpiresAt != nil && s.now().Before(*rv.ClaimExpiresAt) {
+		at := readmodel.Timestamp(*rv.ClaimExpiresAt)
+		rc.ClaimedBy, rc.ClaimExpiresAt = rv.ClaimedBy, &at
+	}
+	return rc
+}
+
+// listCases answers GET /v1/review/cases: the tenant's open cases, oldest first. Filters:
+// flow, claimed (any | unclaimed | mine), limit (1–500, default 100).
+func (s *Server) listCases(c *fiber.Ctx) error {
+	r, err := s.authenticateReviewer(c)
+	if err != nil {
+		return err
+	}
+	flowName, claimed := c.Query("flow"), c.Query("claimed", "any")
+	if claimed != "any" && claimed != "unclaimed" && claimed != "mine" {
+		return invalidRequest("claimed must be any, unclaimed or mine")
+	}
+	limit := 100
+	if v := c.Query("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 500 {
+			return invalidRequest("limit must be an integer from 1 to 500")
+		}
+		limit = n
+	}
+	var cases []ReviewCase
+	s.cfg.Sessions.Range(func(st *schemas.SessionState) bool {
+		if st == nil || st.Envelope.TenantID != r.tenant.ID || st.Status != schemas.StatusReview || st.Review == nil || st.Review.Decided != nil {
+			return true
+		}
+		if flowName != "" && st.Flow != flowName {
+			return true
+		}
+		rc := s.caseOf(st)
+		switch {
+		case claimed == "unclaimed" && rc.ClaimedBy != nil,
+			claimed == "mine" && (rc.ClaimedBy == nil || *rc.ClaimedBy != r.id):
+			return true
+		}
+		cases = append(cases, rc)
+		return true
+	})
+	slices.SortFunc(cases, func(a, b ReviewCase) int {
+		if a.OpenedAt != b.OpenedAt {
+			return strings.Compare(a.OpenedAt, b.OpenedAt)
+		}
+		return strings.Compare(a.SessionID, b.SessionID)
+	})
+	total := len(cases)
+	if len(cases) > limit {
+		cases = cases[:limit]
+	}
+	if cases == nil {
+		cases = []ReviewCase{}
+	}
+	return c.JSON(fiber.Map{"cases": cases, "total": total})
+}
+
+// getCase answers GET /v1/review/cases/{id}: the case, the session's evidence, the history.
+// Every view is logged with the reviewer's id (the session's personal data is shown).
+func (s *Server) getCase(c *fiber.Ctx) error {
+	r, err := s.authenticateReviewer(c)
+	if err != nil {
+		return err
+	}
+	st, err := s.reviewCase(c, r)
+	if err != nil {
+		return err
+	}
+	s.log.Info("review: case viewed", "request_id", requestID(c), "tenant_id", r.tenant.ID, "reviewer_id", r.id, "session_id", st.Envelope.SessionID)
+	d := ReviewCaseDetail{ReviewCase: s.caseOf(st), Session: readmodel.DataGetBody(st, s.now(), true), History: []ReviewAction{}}
+	for _, a := range st.Review.Actions {
+		d.History = append(d.History, ReviewAction{Kind: a.Kind, ReviewerID: a.ReviewerID, At: readmodel.Timestamp(a.At), Detail: a.Detail})
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.JSON(d)
+}
+
+// claimCase answers POST /v1/review/cases/{id}/claim: the case is the caller's for
+// ReviewClaimTTL (claiming it again renews it); 409 case_claimed while another reviewer
+// holds it, case_decided once decided.
+func (s *Server) claimCase(c *fiber.Ctx) error {
+	r, st, err := s.actionableCase(c, false)
+	if err != nil {
+		return err
+	}
+	env := s.envelope(st.Envelope.SessionID, r.tenant.ID)
+	until := env.OccurredAt.Add(ReviewClaimTTL)
+	after, err := s.reviewAction(c, schemas.ReviewEvent{Envelope: env, Claimed: &schemas.ReviewClaimed{ReviewerID: r.id, Until: until}}, r, env.OccurredAt)
+	if err != nil || after == nil {
+		return err
+	}
+	if rv := after.Review; rv.ClaimedBy == nil || *rv.ClaimedBy != r.id || rv.ClaimExpiresAt == nil || !rv.ClaimExpiresAt.Equal(until) {
+		return s.caseOpen(after, r, false) // lost the race: the session group granted someone else first
+	}
+	return c.JSON(s.caseOf(after))
+}
+
+// releaseCase answers POST /v1/review/cases/{id}/release: 204 once the caller's claim is
+// given back; 409 case_not_claimed when the caller holds none.
+func (s *Server) releaseCase(c *fiber.Ctx) error {
+	r, st, err := s.actionableCase(c, true)
+	if err != nil {
+		return err
+	}
+	env := s.envelope(st.Envelope.SessionID, r.tenant.ID)
+	after, err := s.reviewAction(c, schemas.ReviewEvent{Envelope: env, Released: &schemas.ReviewReleased{ReviewerID: r.id}}, r, env.OccurredAt)
+	if err != nil || after == nil {
+		return err
+	}
+	if after.Review.ClaimedBy != nil && *after.Review.ClaimedBy == r.id {
+		return errNotClaimed()
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+// reviewDecision is the body of POST /v1/review/cases/{id}/decision.
+type reviewDecision struct {
+	Outcome    string  `json:"outcome"`
+	ReasonCode string  `json:"reason_code"`
+	Note       *string `json:"note"`
+}
+
+// decideCase answers POST /v1/review/cases/{id}/decision with the caller holding the
+// claim: 200 with the session's final status once the decision group decided it, 202 while
+// the decision is on its way.
+func (s *Server) decideCase(c *fiber.Ctx) error {
+	r, err := s.authenticateReviewer(c) // before the body is read
+	if err != nil {
+		return err
+	}
+	var req reviewDecision
+	if err := decodeJSONBody(c, DefaultMaxJSONBytes, &req); err != nil {
+		return err
+	}
+	if req.Outcome != schemas.StatusVerified && req.Outcome != schemas.StatusRejected {
+		return invalidRequest("outcome must be verified or rejected")
+	}
+	if !reasonCodePattern.MatchString(req.ReasonCode) {
+		return invalidRequest("reason_code must be 1 to 64 characters of [a-z0-9_]")
+	}
+	if err := checkText("note", req.Note, 2000); err != nil {
+		return err
+	}
+	st, err := s.reviewCase(c, r)
+	if err != nil {
+		return err
+	}
+	if err := s.caseOpen(st, r, true); err != nil {
+		return err
+	}
+	env := s.envelope(st.Envelope.SessionID, r.tenant.ID)
+	ev := schemas.ReviewEvent{Envelope: env, Decided: &schemas.ReviewDecided{ReviewerID: r.id, Outcome: req.Outcome, ReasonCode: req.ReasonCode, Note: req.Note}}
+	after, err := s.reviewAction(c, ev, r, env.OccurredAt)
+	if err != nil || after == nil {
+		return err
+	}
+	if d := after.Review.Decided; d == nil || d.ReviewerID != r.id || !d.DecidedAt.Equal(env.OccurredAt) {
+		return s.caseOpen(after, r, true)
+	}
+	// The decision group decides the session from the reviewed snapshot: wait for it.
+	ctx, cancel := context.WithTimeout(c.UserContext(), reviewWait)
+	defer cancel()
+	final, err := s.cfg.Sessions.Wait(ctx, st.Envelope.SessionID, func(st *schemas.SessionState) bool {
+		return st == nil || st.Decision != nil
+	})
+	if err != nil || final == nil || final.Decision == nil {
+		return c.Status(fiber.StatusAccepted).JSON(fiber.Map{"session_id": st.Envelope.SessionID, "status": schemas.StatusProcessing})
+	}
+	return c.JSON(fiber.Map{"session_id": st.Envelope.SessionID, "status": final.Status, "decided_by": final.Decision.DecidedBy})
+}
+
+var reasonCodePattern = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
+
+// actionableCase authenticates the reviewer and loads the case of the path, refused as
+// caseOpen says.
+func (s *Server) actionableCase(c *fiber.Ctx, mustHold bool) (reviewer, *schemas.SessionState, error) {
+	r, err := s.authenticateReviewer(c)
+	if err != nil {
+		return r, nil, err
+	}
+	st, err := s.reviewCase(c, r)
+	if err != nil {
+		return r, nil, err
+	}
+	return r, st, s.caseOpen(st, r, mustHold)
+}
+
+// caseOpen refuses an action on a case that cannot take it: decided (409 case_decided),
+// held by another reviewer (409 case_claimed), or, when mustHold, not held by r
+// (409 case_not_claimed).
+func (s *Server) caseOpen(st *schemas.SessionState, r reviewer, mustHold bool) error {
+	rv := st.Review
+	if rv.Decided != nil || st.Status != schemas.StatusReview {
+		return problem(fiber.StatusConflict, CodeCaseDecided, "the case is decided")
+	}
+	held := rv.ClaimedBy != nil && rv.ClaimExpiresAt != nil && s.now().Before(*rv.ClaimExpiresAt)
+	switch {
+	case held && *rv.ClaimedBy != r.id:
+		return problemf(fiber.StatusConflict, CodeCaseClaimed, "the case is claimed by %s until %s", *rv.ClaimedBy, readmodel.Timestamp(*rv.ClaimExpiresAt))
+	case mustHold && !held:
+		return errNotClaimed()
+	}
+	return nil
+}
+
+func errNotClaimed() *apiError {
+	return problem(fiber.StatusConflict, CodeCaseNotClaimed, "claim the case first (POST .../claim)")
+}
+
+// reviewAction produces ev and waits until the session view shows the session group's
+// answer to it: an action of r at `at` in the case's history (granted or refused). It
+// returns the state then, or answers 202 itself (nil state) when the wait ends first.
+func (s *Server) reviewAction(c *fiber.Ctx, ev schemas.ReviewEvent, r reviewer, at time.Time) (*schemas.SessionState, error) {
+	out, err := s.output(schemas.TopicReviews, ev.Envelope.SessionID, ev)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.produce(c, out); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(c.UserContext(), reviewWait)
+	defer cancel()
+	st, err := s.cfg.Sessions.Wait(ctx, ev.Envelope.SessionID, func(st *schemas.SessionState) bool {
+		return st == nil || st.Review == nil || slices.ContainsFunc(st.Review.Actions, func(a schemas.ReviewAction) bool {
+			return a.At.Equal(at) && a.ReviewerID != nil && *a.ReviewerID == r.id
+		})
+	})
+	if err != nil || st == nil || st.Review == nil {
+		return nil, c.Status(fiber.StatusAccepted).JSON(fiber.Map{"session_id": ev.Envelope.SessionID, "status": "recorded"})
+	}
+	return st, nil
+}

@@ -1,0 +1,176 @@
+package edge
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/idstream/idstream/internal/tenant"
+	"github.com/idstream/idstream/processors/session"
+	"github.com/idstream/idstream/schemas"
+	"github.com/idstream/idstream/stream"
+)
+
+const (
+	keyAna = "rk_acme_ana"
+	keyBao = "rk_acme_bao"
+	keyCuc = "rk_beta_cuc"
+)
+
+// reviewEnv is an edge whose tenants acme (reviewers ana, bao) and beta (cuc) have reviewers,
+// with the session group's fold of review events (and the decision group's reviewed
+// decision) standing in behind the publisher.
+func reviewEnv(t *testing.T) *env {
+	e := newEnv(t)
+	acme, _ := e.srv.cfg.Tenants.Get("acme")
+	acme.Reviewers = []tenant.Reviewer{{ID: "ana", KeyHashes: []string{tenant.HashKey(keyAna)}}, {ID: "bao", KeyHashes: []string{tenant.HashKey(keyBao)}}}
+	beta, _ := e.srv.cfg.Tenants.Get("beta")
+	beta.Reviewers = []tenant.Reviewer{{ID: "cuc", KeyHashes: []string{tenant.HashKey(keyCuc)}}}
+	e.pub.then = func(o stream.Output) {
+		if o.Topic != schemas.TopicReviews {
+			return
+		}
+		var ev schemas.ReviewEvent
+		if err := json.Unmarshal(o.Value, &ev); err != nil {
+			t.Errorf("review event: %v", err)
+			return
+		}
+		st := e.state(ev.Envelope.SessionID)
+		next, _ := session.Fold(st, &ev)
+		if d := next.Review.Decided; d != nil && next.Decision == nil { // the decision group
+			next = cloneForTest(next)
+			next.Status = d.Outcome
+			next.Decision = &schemas.DecisionResult{DecisionID: "dec_x", Outcome: d.Outcome, DecidedBy: schemas.DecidedByReviewer, ReviewerID: &d.ReviewerID, DecidedAt: d.DecidedAt}
+		}
+		e.sessions.put(next)
+	}
+	return e
+}
+
+func cloneForTest(st *schemas.SessionState) *schemas.SessionState { c := *st; return &c }
+
+// inReview puts a session of tenant in review, as the policy would.
+func (e *env) inReview(tenantID string, opened time.Time) string {
+	id := randomID("ses_")
+	st := &schemas.SessionState{
+		Envelope: schemas.Envelope{SessionID: id, TenantID: tenantID}, Status: schemas.StatusProcessing, Flow: "id_card",
+		Steps: []string{"document_front", "document_back", "selfie"}, CreatedAt: opened.Add(-time.Minute), ExpiresAt: opened.Add(29 * time.Minute),
+	}
+	next, _ := session.Fold(st, &schemas.ReviewEvent{
+		Envelope: schemas.Envelope{SessionID: id, TenantID: tenantID, OccurredAt: opened},
+		Opened:   &schemas.ReviewOpened{PolicyVersion: "p1", Reasons: []schemas.Reason{{Code: "liveness_grey_band", Message: "Check liveness.passive is fail (score 0.700)."}}},
+	})
+	e.sessions.put(next)
+	return id
+}
+
+func TestReviewQueueAndClaims(t *testing.T) {
+	e := reviewEnv(t)
+	now := e.clock.Now()
+	older := e.inReview("acme", now.Add(-2*time.Hour))
+	newer := e.inReview("acme", now.Add(-time.Hour))
+	foreign := e.inReview("beta", now.Add(-3*time.Hour))
+	e.openSession(keyAcme, "id_card") // not in review
+
+	// Only reviewers: an API key, an admin key, an sdk_token are refused.
+	expectProblem(t, e.do("GET", "/v1/review/cases", keyAcme, "", nil), 403, CodeForbidden)
+	expectProblem(t, e.do("GET", "/v1/review/cases", keyAcmeAdmin, "", nil), 403, CodeForbidden)
+	expectProblem(t, e.do("GET", "/v1/review/cases", "rk_nobody", "", nil), 401, CodeUnauthorized)
+
+	r := e.do("GET", "/v1/review/cases", keyAna, "", nil)
+	var q struct {
+		Cases []ReviewCase `json:"cases"`
+		Total int          `json:"total"`
+	}
+	if err := json.Unmarshal(r.body, &q); err != nil || r.status != 200 {
+		t.Fatalf("queue: %d %s", r.status, r.body)
+	}
+	if q.Total != 2 || q.Cases[0].SessionID != older || q.Cases[1].SessionID != newer || q.Cases[0].AgeSeconds != 7200 ||
+		q.Cases[0].Reasons[0].Code != "liveness_grey_band" || q.Cases[0].ClaimedBy != nil {
+		t.Fatalf("queue (oldest first, own tenant only): %s", r.body)
+	}
+
+	// A claim is the claimer's; another reviewer is refused, and may not decide.
+	r = e.do("POST", "/v1/review/cases/"+older+"/claim", keyAna, "", nil)
+	if r.status != 200 || r.json(t)["claimed_by"] != "ana" {
+		t.Fatalf("claim: %d %s", r.status, r.body)
+	}
+	expectProblem(t, e.do("POST", "/v1/review/cases/"+older+"/claim", keyBao, "", nil), 409, CodeCaseClaimed)
+	expectProblem(t, e.doJSON("POST", "/v1/review/cases/"+older+"/decision", keyBao, map[string]any{"outcome": "verified", "reason_code": "ok"}), 409, CodeCaseClaimed)
+	expectProblem(t, e.doJSON("POST", "/v1/review/cases/"+newer+"/decision", keyBao, map[string]any{"outcome": "verified", "reason_code": "ok"}), 409, CodeCaseNotClaimed)
+	expectProblem(t, e.do("POST", "/v1/review/cases/"+foreign+"/claim", keyAna, "", nil), 404, CodeCaseNotFound)
+	if r := e.do("GET", "/v1/review/cases?claimed=unclaimed", keyBao, "", nil); len(r.json(t)["cases"].([]any)) != 1 {
+		t.Errorf("unclaimed: %s", r.body)
+	}
+	if r := e.do("GET", "/v1/review/cases?claimed=mine", keyAna, "", nil); len(r.json(t)["cases"].([]any)) != 1 {
+		t.Errorf("mine: %s", r.body)
+	}
+
+	// The claim lapses after ReviewClaimTTL: bao may take the case.
+	e.clock.Advance(ReviewClaimTTL + time.Second)
+	if r := e.do("POST", "/v1/review/cases/"+older+"/claim", keyBao, "", nil); r.status != 200 || r.json(t)["claimed_by"] != "bao" {
+		t.Fatalf("claim after the lapse: %d %s", r.status, r.body)
+	}
+	// Bad decisions are refused before anything is produced.
+	for _, body := range []map[string]any{{"outcome": "maybe", "reason_code": "x"}, {"outcome": "verified", "reason_code": "Has Spaces"}, {"outcome": "verified"}} {
+		expectProblem(t, e.doJSON("POST", "/v1/review/cases/"+older+"/decision", keyBao, body), 422, CodeInvalidRequest)
+	}
+	r = e.doJSON("POST", "/v1/review/cases/"+older+"/decision", keyBao, map[string]any{"outcome": "rejected", "reason_code": "mask_seen", "note": "a mask at the chin"})
+	if r.status != 200 || r.json(t)["status"] != "rejected" || r.json(t)["decided_by"] != "reviewer" {
+		t.Fatalf("decision: %d %s", r.status, r.body)
+	}
+	expectProblem(t, e.do("POST", "/v1/review/cases/"+older+"/claim", keyAna, "", nil), 409, CodeCaseDecided)
+
+	// The case's evidence and history.
+	r = e.do("GET", "/v1/review/cases/"+older, keyAna, "", nil)
+	var d ReviewCaseDetail
+	if err := json.Unmarshal(r.body, &d); err != nil || r.status != 200 {
+		t.Fatalf("case: %d %s", r.status, r.body)
+	}
+	var kinds []string
+	for _, a := range d.History {
+		kinds = append(kinds, a.Kind)
+	}
+	// bao's claim and decisions on ana's case were refused by the edge before anything was
+	// produced: the history holds what the session group ordered.
+	if want := []string{"opened", "claimed", "claimed", "decided"}; !equalStrings(kinds, want) {
+		t.Errorf("history %v, want %v", kinds, want)
+	}
+	if d.Session.SessionID != older || d.Session.Flow != "id_card" || d.Session.Decision == nil || !d.Decided { // the full view
+		t.Errorf("evidence: %+v", d)
+	}
+	if r.header.Get("Cache-Control") != "no-store" {
+		t.Error("case evidence may be cached")
+	}
+	if got := e.do("GET", "/v1/ekyc/sessions/"+newer, keyAcme, "", nil).json(t)["status"]; got != "processing" {
+		t.Errorf("a session in review shows %v to the integrator, want processing", got)
+	}
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestReleaseCase(t *testing.T) {
+	e := reviewEnv(t)
+	id := e.inReview("acme", e.clock.Now().Add(-time.Minute))
+	expectProblem(t, e.do("POST", "/v1/review/cases/"+id+"/release", keyAna, "", nil), 409, CodeCaseNotClaimed)
+	if r := e.do("POST", "/v1/review/cases/"+id+"/claim", keyAna, "", nil); r.status != http.StatusOK {
+		t.Fatal(r.status)
+	}
+	if r := e.do("POST", "/v1/review/cases/"+id+"/release", keyAna, "", nil); r.status != http.StatusNoContent {
+		t.Fatalf("release: %d %s", r.status, r.body)
+	}
+	if r := e.do("POST", "/v1/review/cases/"+id+"/claim", keyBao, "", nil); r.status != http.StatusOK {
+		t.Fatalf("claim after a release: %d %s", r.status, r.body)
+	}
+}
