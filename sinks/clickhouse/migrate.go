@@ -130,7 +130,7 @@ func Migrate(ctx context.Context, conn driver.Conn, opts ...MigrateOption) error
 			continue
 		}
 		for i, st := range m.Statements(cfg.db) {
-			if err := conn.Exec(ctx, st); err != nil {
+			if err := execStatement(ctx, conn, st); err != nil {
 				return fmt.Errorf("migrate %s: %04d_%s statement %d: %w", cfg.db, m.Version, m.Name, i+1, err)
 			}
 		}
@@ -147,6 +147,29 @@ func Migrate(ctx context.Context, conn driver.Conn, opts ...MigrateOption) error
 		}
 	}
 	return nil
+}
+
+// addColumnIfMissing matches "ALTER TABLE <db>.<table> ADD COLUMN IF NOT EXISTS <column>
+// <rest>", which ClickHouse 18.16 does not parse.
+var addColumnIfMissing = regexp.MustCompile(`(?is)^ALTER\s+TABLE\s+([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\s+ADD\s+COLUMN\s+IF\s+NOT\s+EXISTS\s+([A-Za-z_][A-Za-z0-9_]*)\s+(.+)$`)
+
+// execStatement runs one migration statement. An "ADD COLUMN IF NOT EXISTS" runs as a plain
+// ADD COLUMN when system.columns does not list the column, and not at all when it does:
+// repeatable on ClickHouse 18.16 as on current ClickHouse.
+func execStatement(ctx context.Context, conn driver.Conn, st string) error {
+	m := addColumnIfMissing.FindStringSubmatch(st)
+	if m == nil {
+		return conn.Exec(ctx, st)
+	}
+	var n uint64
+	row := conn.QueryRow(ctx, "SELECT count() FROM system.columns WHERE database = '"+m[1]+"' AND table = '"+m[2]+"' AND name = '"+m[3]+"'")
+	if err := row.Scan(&n); err != nil {
+		return fmt.Errorf("look for column %s.%s.%s: %w", m[1], m[2], m[3], err)
+	}
+	if n > 0 {
+		return nil
+	}
+	return conn.Exec(ctx, "ALTER TABLE "+m[1]+"."+m[2]+" ADD COLUMN "+m[3]+" "+m[4])
 }
 
 // AppliedVersions returns the migration versions recorded in db.schema_migrations.

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idstream/idstream/schemas"
 	"github.com/idstream/idstream/stream"
@@ -27,6 +28,11 @@ func TestReadmeQueriesRun(t *testing.T) {
 		cr := consent(i)
 		recs = append(recs, rec(t, c, schemas.TopicConsents, cr.TrackingID, cr, int64(i)))
 		recs = append(recs, rec(t, c, schemas.TopicWebhookAttempts, st.Envelope.SessionID, webhookAttempt(i, 1+i%2), int64(i)))
+		if i%4 == 0 { // a case in review, decided by a reviewer
+			for j, ev := range reviewEvents(st, fmt.Sprintf("rev_%d", i%3)) {
+				recs = append(recs, rec(t, c, schemas.TopicReviews, st.Envelope.SessionID, ev, int64(i*10+j)))
+			}
+		}
 	}
 	if err := s.Write(context.Background(), recs); err != nil {
 		t.Fatal(err)
@@ -37,7 +43,7 @@ func TestReadmeQueriesRun(t *testing.T) {
 	}
 	blocks := sqlBlock.FindAllStringSubmatch(string(readme), -1)
 	if len(blocks) < 5 {
-		t.Fatalf("README has %d sql blocks, want at least 5 (funnel, reject reasons, fraud hits, latency, consents)", len(blocks))
+		t.Fatalf("README has %d sql blocks, want at least 5 (funnel, reject reasons, fraud hits, latency, consents, review)", len(blocks))
 	}
 	for i, b := range blocks {
 		q := strings.ReplaceAll(b[1], "idstream.", db+".")
@@ -58,5 +64,18 @@ func TestReadmeQueriesRun(t *testing.T) {
 				t.Fatalf("no rows from\n%s", q)
 			}
 		})
+	}
+}
+
+// reviewEvents are the opening, claim and decision of a case on st's session.
+func reviewEvents(st *schemas.SessionState, reviewer string) []*schemas.ReviewEvent {
+	env := func(n int) schemas.Envelope {
+		return schemas.Envelope{EventID: fmt.Sprintf("evt_%s_r%d", st.Envelope.SessionID, n), SessionID: st.Envelope.SessionID,
+			TenantID: st.Envelope.TenantID, OccurredAt: st.CreatedAt.Add(time.Duration(n) * time.Minute), Producer: "edge"}
+	}
+	return []*schemas.ReviewEvent{
+		{Envelope: env(1), Opened: &schemas.ReviewOpened{PolicyVersion: "p1", Reasons: []schemas.Reason{{Code: "liveness_grey_band", Message: "m"}}}},
+		{Envelope: env(2), Claimed: &schemas.ReviewClaimed{ReviewerID: reviewer, Until: st.CreatedAt.Add(17 * time.Minute)}},
+		{Envelope: env(3), Decided: &schemas.ReviewDecided{ReviewerID: reviewer, Outcome: st.Status, ReasonCode: "checked"}},
 	}
 }

@@ -27,6 +27,11 @@ var (
 		"document_type", "id_number", "id_number_hash", "full_name", "date_of_birth", "sex",
 		"nationality", "place_of_origin", "place_of_residence", "issue_date", "expiry_date",
 		"other_keys", "other_values", "erased", "version", "event_id", "ingested_at",
+		"decided_by", "reviewer_id",
+	}
+	reviewColumns = []string{
+		"event_id", "session_id", "tenant_id", "kind", "reviewer_id", "outcome", "reason_code",
+		"note", "policy_version", "reasons", "claim_until", "at", "at_ms",
 	}
 	checkColumns = []string{
 		"session_id", "tenant_id", "flow", "name", "status", "score", "threshold", "reason_code",
@@ -76,8 +81,12 @@ func decisionRow(st *schemas.SessionState, hashKey []byte, now time.Time) []any 
 		decidedAt                   = st.DecidedAt
 		ex                          = &schemas.Extracted{}
 	)
+	decidedBy, reviewer := schemas.DecidedByPolicy, (*string)(nil)
 	if d := st.Decision; d != nil {
 		outcome, policy, decisionID = d.Outcome, d.PolicyVersion, d.DecisionID
+		if d.DecidedBy != "" {
+			decidedBy, reviewer = d.DecidedBy, d.ReviewerID
+		}
 		for _, r := range d.Reasons {
 			reasons, messages = append(reasons, r.Code), append(messages, r.Message)
 		}
@@ -131,6 +140,40 @@ func decisionRow(st *schemas.SessionState, hashKey []byte, now time.Time) []any 
 		ex.DocumentType, idNumber, hash, fullName, dob, ex.Sex,
 		ex.Nationality, origin, residence, ex.IssueDate, ex.ExpiryDate,
 		otherKeys, otherValues, uint8(0), uint64(st.Version), st.Envelope.EventID, sec(now),
+		decidedBy, reviewer,
+	}
+}
+
+// reviewRow returns the review_actions row of one review event (nil for an event with no
+// action). The reviewer's note is free text that may hold personal data: the session's
+// erasure clears it (Sink.erase).
+func reviewRow(ev *schemas.ReviewEvent) []any {
+	var (
+		kind                                    string
+		reviewer, outcome, reason, note, policy *string
+		reasons                                 = []string{}
+		until                                   *time.Time
+	)
+	switch {
+	case ev.Opened != nil:
+		kind, policy = "opened", &ev.Opened.PolicyVersion
+		for _, r := range ev.Opened.Reasons {
+			reasons = append(reasons, r.Code)
+		}
+	case ev.Claimed != nil:
+		kind, reviewer, until = "claimed", &ev.Claimed.ReviewerID, &ev.Claimed.Until
+	case ev.Released != nil:
+		kind, reviewer = "released", &ev.Released.ReviewerID
+	case ev.Decided != nil:
+		d := ev.Decided
+		kind, reviewer, outcome, reason, note = "decided", &d.ReviewerID, &d.Outcome, &d.ReasonCode, d.Note
+	default:
+		return nil
+	}
+	at := ev.Envelope.OccurredAt
+	return []any{
+		ev.Envelope.EventID, ev.Envelope.SessionID, ev.Envelope.TenantID, kind, reviewer, outcome, reason,
+		note, policy, reasons, secPtr(until), sec(at), ms(at),
 	}
 }
 

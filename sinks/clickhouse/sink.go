@@ -85,7 +85,7 @@ type Sink struct {
 
 // Inputs are the topics the sink consumes.
 func Inputs() []string {
-	return []string{schemas.TopicSessionState, schemas.TopicConsents, schemas.TopicWebhookAttempts, schemas.TopicFaceIndex}
+	return []string{schemas.TopicSessionState, schemas.TopicConsents, schemas.TopicWebhookAttempts, schemas.TopicFaceIndex, schemas.TopicReviews}
 }
 
 // New returns a sink writing through conn into tables created by Migrate. Returns an error
@@ -131,6 +131,7 @@ func (s *Sink) Skipped() int64 { return s.skipped.Load() }
 type batchRows struct {
 	decisions, checks, consents, webhooks [][]any
 	faces                                 [][]any  // face_index rows of verified sessions
+	reviews                               [][]any  // review_actions rows
 	eraseBefore, eraseAfter               []string // session ids to erase before / after the inserts
 	faceErase                             []string // session ids whose biometrics were erased (consent withdrawal)
 }
@@ -156,6 +157,7 @@ func (s *Sink) Write(ctx context.Context, recs []*stream.Record) error {
 		{"consents", consentColumns, b.consents},
 		{"webhook_deliveries", webhookColumns, b.webhooks},
 		{"face_index", faceColumns, b.faces},
+		{"review_actions", reviewColumns, b.reviews},
 	} {
 		if err := s.insert(ctx, t.table, t.cols, t.rows); err != nil {
 			return err
@@ -215,6 +217,15 @@ func (s *Sink) collect(recs []*stream.Record) batchRows {
 				continue
 			}
 			b.webhooks = append(b.webhooks, webhookRow(&a))
+		case schemas.TopicReviews:
+			var ev schemas.ReviewEvent
+			if err := s.codec.Decode(r.Topic, r.Value, &ev); err != nil {
+				s.skip(r, err)
+				continue
+			}
+			if row := reviewRow(&ev); row != nil {
+				b.reviews = append(b.reviews, row)
+			}
 		case schemas.TopicFaceIndex:
 			key := string(r.Key)
 			if _, seen := faces[key]; !seen {
@@ -299,6 +310,9 @@ func (s *Sink) erase(ctx context.Context, sessionIDs []string) error {
 	in := quoteList(sessionIDs)
 	if err := s.conn.Exec(ctx, "ALTER TABLE "+s.cfg.db+".decisions UPDATE "+erasureSet+" WHERE session_id IN ("+in+")"); err != nil {
 		return fmt.Errorf("clickhouse sink: erase %d sessions: %w", len(sessionIDs), err)
+	}
+	if err := s.conn.Exec(ctx, "ALTER TABLE "+s.cfg.db+".review_actions UPDATE note = NULL WHERE session_id IN ("+in+")"); err != nil {
+		return fmt.Errorf("clickhouse sink: erase the review notes of %d sessions: %w", len(sessionIDs), err)
 	}
 	return s.eraseFaces(ctx, sessionIDs)
 }

@@ -2,6 +2,7 @@ package clickhouse
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -215,5 +216,56 @@ func TestBiometricErasureClearsFaceIndex(t *testing.T) {
 		if n := queryInt(t, conn, "SELECT count() FROM "+db+".decisions FINAL WHERE session_id = '"+sid+"' AND erased = 0 AND full_name IS NOT NULL"); n != 1 {
 			t.Fatal("the withdrawn session's decision row changed")
 		}
+	}
+}
+
+// TestReviewActionsLandAndNotesAreErased: a reviewed session's decision says who decided;
+// every review action lands once in review_actions; the session's erasure clears the
+// reviewers' notes.
+func TestReviewActionsLandAndNotesAreErased(t *testing.T) {
+	conn, db := newDB(t)
+	c := newCodec(t)
+	s := newSink(t, conn, db)
+	ctx := context.Background()
+	st := decidedState(7, RetentionService)
+	sid := st.Envelope.SessionID
+	ana := "ana"
+	st.Decision.DecidedBy, st.Decision.ReviewerID = schemas.DecidedByReviewer, &ana
+	env := func(n int) schemas.Envelope {
+		return schemas.Envelope{EventID: fmt.Sprintf("evt_r%d", n), SessionID: sid, TenantID: st.Envelope.TenantID, OccurredAt: base.Add(time.Duration(n) * time.Second), Producer: "edge"}
+	}
+	note := "a mask at the chin"
+	events := []*schemas.ReviewEvent{
+		{Envelope: env(1), Opened: &schemas.ReviewOpened{PolicyVersion: "p1", Reasons: []schemas.Reason{{Code: "liveness_grey_band", Message: "m"}}}},
+		{Envelope: env(2), Claimed: &schemas.ReviewClaimed{ReviewerID: ana, Until: base.Add(15 * time.Minute)}},
+		{Envelope: env(3), Decided: &schemas.ReviewDecided{ReviewerID: ana, Outcome: "rejected", ReasonCode: "mask_seen", Note: &note}},
+	}
+	recs := []*stream.Record{rec(t, c, schemas.TopicSessionState, sid, st, 0)}
+	for i, ev := range events {
+		recs = append(recs, rec(t, c, schemas.TopicReviews, sid, ev, int64(i+1)))
+	}
+	for range 2 { // a replay
+		if err := s.Write(ctx, recs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := queryInt(t, conn, "SELECT count() FROM "+db+".decisions FINAL WHERE decided_by = 'reviewer' AND reviewer_id = 'ana'"); n != 1 {
+		t.Fatalf("decided_by: %d rows", n)
+	}
+	if n := queryInt(t, conn, "SELECT count() FROM "+db+".review_actions FINAL WHERE session_id = '"+sid+"'"); n != 3 {
+		t.Fatalf("review_actions: %d rows, want 3", n)
+	}
+	if n := queryInt(t, conn, "SELECT count() FROM "+db+".review_actions FINAL WHERE kind = 'decided' AND outcome = 'rejected' AND reason_code = 'mask_seen' AND note = '"+note+"'"); n != 1 {
+		t.Fatal("the decision's row is not as produced")
+	}
+	if n := queryInt(t, conn, "SELECT count() FROM "+db+".review_actions FINAL WHERE kind = 'opened' AND has(reasons, 'liveness_grey_band')"); n != 1 {
+		t.Fatal("the opening's reasons are missing")
+	}
+	if err := s.Write(ctx, []*stream.Record{rec(t, c, schemas.TopicSessionState, sid, nil, 9)}); err != nil {
+		t.Fatal(err)
+	}
+	waitMutations(t, conn, db)
+	if n := queryInt(t, conn, "SELECT count() FROM "+db+".review_actions FINAL WHERE session_id = '"+sid+"' AND note IS NOT NULL"); n != 0 {
+		t.Fatal("an erased session's review note is still there")
 	}
 }
