@@ -54,7 +54,7 @@ var apiStatuses = map[string][]string{
 	"GET /v1/capture/{session_id}":                 {"200", "401", "404", "410"},
 	"GET /v1/capture/{session_id}/phone":           {"200", "401", "404", "409", "410"},
 	"GET /v1/capture/assets/{name}":                {"200", "304", "404"},
-	"GET /v1/review/cases":                         {"200", "401", "403"},
+	"GET /v1/review/cases":                         {"200", "401", "403", "422"},
 	"GET /v1/review/cases/{session_id}":            {"200", "401", "403", "404"},
 	"POST /v1/review/cases/{session_id}/claim":     {"200", "202", "401", "403", "404", "409"},
 	"POST /v1/review/cases/{session_id}/release":   {"204", "202", "401", "403", "404", "409"},

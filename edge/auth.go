@@ -57,8 +57,8 @@ func (s *Server) authenticate(c *fiber.Ctx, allowSDK bool) (principal, error) {
 	return p, nil
 }
 
-// authenticateAdmin resolves an admin key. A valid API key or sdk_token → 403; anything
-// else → 401.
+// authenticateAdmin resolves an admin key. A valid API key, sdk_token or reviewer key →
+// 403; anything else → 401.
 func (s *Server) authenticateAdmin(c *fiber.Ctx) (*tenant.Tenant, error) {
 	cred := bearer(c)
 	if cred == "" {
@@ -72,7 +72,8 @@ func (s *Server) authenticateAdmin(c *fiber.Ctx) (*tenant.Tenant, error) {
 	}
 	_, isAPIKey := s.cfg.Tenants.ByAPIKey(cred)
 	_, _, _, isSDK := s.verifySDKToken(cred)
-	if isAPIKey || isSDK {
+	_, _, isReviewer := s.cfg.Tenants.ByReviewerKey(cred)
+	if isAPIKey || isSDK || isReviewer {
 		return nil, problem(fiber.StatusForbidden, CodeForbidden, "this endpoint requires an admin key")
 	}
 	return nil, errUnauthorized()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/idstream/idstream/internal/tenant"
 	"github.com/idstream/idstream/readmodel"
@@ -59,12 +60,56 @@ type ReviewAction struct {
 }
 
 // ReviewCaseDetail is a case with its evidence: the session as Data Get shows it to the
-// integrator (every check with its score and threshold, the extracted data) and the case's
-// history.
+// integrator (every check with its score and threshold, the extracted data), the case's
+// history and the reviewer's decision (with its note) once there is one.
 type ReviewCaseDetail struct {
 	ReviewCase
-	Session readmodel.SessionView `json:"session"`
-	History []ReviewAction        `json:"history"`
+	Session  readmodel.SessionView `json:"session"`
+	History  []ReviewAction        `json:"history"`
+	Decision *ReviewerDecision     `json:"decision"`
+}
+
+// ReviewerDecision is a reviewer's decision of a case.
+type ReviewerDecision struct {
+	ReviewerID string  `json:"reviewer_id"`
+	Outcome    string  `json:"outcome"`
+	ReasonCode string  `json:"reason_code"`
+	Note       *string `json:"note"`
+	DecidedAt  string  `json:"decided_at"`
+}
+
+// ReviewBacklog is optionally implemented by a Sessions view: how many sessions are in
+// review and when the oldest was opened (readmodel.States), exported as metrics.
+type ReviewBacklog interface {
+	ReviewBacklog() (int, time.Time)
+}
+
+// registerReviewBacklog exports the review backlog: idstream_review_cases (sessions in
+// review, all tenants) and idstream_review_oldest_case_age_seconds (0 when none), read at
+// scrape time.
+func registerReviewBacklog(reg prometheus.Registerer, b ReviewBacklog, now func() time.Time) error {
+	for _, g := range []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "idstream_review_cases", Help: "Sessions in human review, waiting for a reviewer's decision."},
+			func() float64 { n, _ := b.ReviewBacklog(); return float64(n) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "idstream_review_oldest_case_age_seconds", Help: "Age of the oldest session in review (0 when none)."},
+			func() float64 {
+				if _, oldest := b.ReviewBacklog(); !oldest.IsZero() {
+					return now().Sub(oldest).Seconds()
+				}
+				return 0
+			}),
+	} {
+		if err := reg.Register(g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReviewIndex is optionally implemented by a Sessions view: the tenant's sessions in review
+// without a scan of every session (readmodel.States keeps such an index).
+type ReviewIndex interface {
+	InReview(tenantID string) []*schemas.SessionState
 }
 
 // reviewer is the caller of the review API.
@@ -154,22 +199,18 @@ func (s *Server) listCases(c *fiber.Ctx) error {
 		limit = n
 	}
 	var cases []ReviewCase
-	s.cfg.Sessions.Range(func(st *schemas.SessionState) bool {
-		if st == nil || st.Envelope.TenantID != r.tenant.ID || st.Status != schemas.StatusReview || st.Review == nil || st.Review.Decided != nil {
-			return true
-		}
-		if flowName != "" && st.Flow != flowName {
-			return true
+	for _, st := range s.inReview(r.tenant.ID) {
+		if st.Review == nil || st.Review.Decided != nil || (flowName != "" && st.Flow != flowName) {
+			continue
 		}
 		rc := s.caseOf(st)
 		switch {
 		case claimed == "unclaimed" && rc.ClaimedBy != nil,
 			claimed == "mine" && (rc.ClaimedBy == nil || *rc.ClaimedBy != r.id):
-			return true
+			continue
 		}
 		cases = append(cases, rc)
-		return true
-	})
+	}
 	slices.SortFunc(cases, func(a, b ReviewCase) int {
 		if a.OpenedAt != b.OpenedAt {
 			return strings.Compare(a.OpenedAt, b.OpenedAt)
@@ -184,6 +225,22 @@ func (s *Server) listCases(c *fiber.Ctx) error {
 		cases = []ReviewCase{}
 	}
 	return c.JSON(fiber.Map{"cases": cases, "total": total})
+}
+
+// inReview returns the tenant's sessions in review: from the view's index when it keeps one,
+// else by a scan of every session.
+func (s *Server) inReview(tenantID string) []*schemas.SessionState {
+	if idx, ok := s.cfg.Sessions.(ReviewIndex); ok {
+		return idx.InReview(tenantID)
+	}
+	var out []*schemas.SessionState
+	s.cfg.Sessions.Range(func(st *schemas.SessionState) bool {
+		if st != nil && st.Envelope.TenantID == tenantID && st.Status == schemas.StatusReview {
+			out = append(out, st)
+		}
+		return true
+	})
+	return out
 }
 
 // getCase answers GET /v1/review/cases/{id}: the case, the session's evidence, the history.
@@ -202,6 +259,9 @@ func (s *Server) getCase(c *fiber.Ctx) error {
 	for _, a := range st.Review.Actions {
 		d.History = append(d.History, ReviewAction{Kind: a.Kind, ReviewerID: a.ReviewerID, At: readmodel.Timestamp(a.At), Detail: a.Detail})
 	}
+	if rd := st.Review.Decided; rd != nil {
+		d.Decision = &ReviewerDecision{ReviewerID: rd.ReviewerID, Outcome: rd.Outcome, ReasonCode: rd.ReasonCode, Note: rd.Note, DecidedAt: readmodel.Timestamp(rd.DecidedAt)}
+	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.JSON(d)
 }
@@ -216,12 +276,9 @@ func (s *Server) claimCase(c *fiber.Ctx) error {
 	}
 	env := s.envelope(st.Envelope.SessionID, r.tenant.ID)
 	until := env.OccurredAt.Add(ReviewClaimTTL)
-	after, err := s.reviewAction(c, schemas.ReviewEvent{Envelope: env, Claimed: &schemas.ReviewClaimed{ReviewerID: r.id, Until: until}}, r, env.OccurredAt)
+	after, err := s.reviewAction(c, schemas.ReviewEvent{Envelope: env, Claimed: &schemas.ReviewClaimed{ReviewerID: r.id, Until: until}})
 	if err != nil || after == nil {
 		return err
-	}
-	if rv := after.Review; rv.ClaimedBy == nil || *rv.ClaimedBy != r.id || rv.ClaimExpiresAt == nil || !rv.ClaimExpiresAt.Equal(until) {
-		return s.caseOpen(after, r, false) // lost the race: the session group granted someone else first
 	}
 	return c.JSON(s.caseOf(after))
 }
@@ -234,12 +291,9 @@ func (s *Server) releaseCase(c *fiber.Ctx) error {
 		return err
 	}
 	env := s.envelope(st.Envelope.SessionID, r.tenant.ID)
-	after, err := s.reviewAction(c, schemas.ReviewEvent{Envelope: env, Released: &schemas.ReviewReleased{ReviewerID: r.id}}, r, env.OccurredAt)
+	after, err := s.reviewAction(c, schemas.ReviewEvent{Envelope: env, Released: &schemas.ReviewReleased{ReviewerID: r.id}})
 	if err != nil || after == nil {
 		return err
-	}
-	if after.Review.ClaimedBy != nil && *after.Review.ClaimedBy == r.id {
-		return errNotClaimed()
 	}
 	return c.SendStatus(fiber.StatusNoContent)
 }
@@ -281,12 +335,9 @@ func (s *Server) decideCase(c *fiber.Ctx) error {
 	}
 	env := s.envelope(st.Envelope.SessionID, r.tenant.ID)
 	ev := schemas.ReviewEvent{Envelope: env, Decided: &schemas.ReviewDecided{ReviewerID: r.id, Outcome: req.Outcome, ReasonCode: req.ReasonCode, Note: req.Note}}
-	after, err := s.reviewAction(c, ev, r, env.OccurredAt)
+	after, err := s.reviewAction(c, ev)
 	if err != nil || after == nil {
 		return err
-	}
-	if d := after.Review.Decided; d == nil || d.ReviewerID != r.id || !d.DecidedAt.Equal(env.OccurredAt) {
-		return s.caseOpen(after, r, true)
 	}
 	// The decision group decides the session from the reviewed snapshot: wait for it.
 	ctx, cancel := context.WithTimeout(c.UserContext(), reviewWait)
@@ -339,9 +390,12 @@ func errNotClaimed() *apiError {
 }
 
 // reviewAction produces ev and waits until the session view shows the session group's
-// answer to it: an action of r at `at` in the case's history (granted or refused). It
-// returns the state then, or answers 202 itself (nil state) when the wait ends first.
-func (s *Server) reviewAction(c *fiber.Ctx, ev schemas.ReviewEvent, r reviewer, at time.Time) (*schemas.SessionState, error) {
+// answer to it: the action of ev's event in the case's history. It returns the state when
+// the action was granted; a refused action is answered 409 with the refusal's code; a
+// session erased meanwhile 404; one no longer in review (decided, cancelled: the action is
+// dropped) 409 case_decided. When the wait ends first it answers 202 itself (nil state):
+// the action is recorded and will be ordered.
+func (s *Server) reviewAction(c *fiber.Ctx, ev schemas.ReviewEvent) (*schemas.SessionState, error) {
 	out, err := s.output(schemas.TopicReviews, ev.Envelope.SessionID, ev)
 	if err != nil {
 		return nil, err
@@ -351,13 +405,43 @@ func (s *Server) reviewAction(c *fiber.Ctx, ev schemas.ReviewEvent, r reviewer, 
 	}
 	ctx, cancel := context.WithTimeout(c.UserContext(), reviewWait)
 	defer cancel()
+	var action *schemas.ReviewAction
 	st, err := s.cfg.Sessions.Wait(ctx, ev.Envelope.SessionID, func(st *schemas.SessionState) bool {
-		return st == nil || st.Review == nil || slices.ContainsFunc(st.Review.Actions, func(a schemas.ReviewAction) bool {
-			return a.At.Equal(at) && a.ReviewerID != nil && *a.ReviewerID == r.id
-		})
+		if st == nil || st.Review == nil {
+			return true
+		}
+		if i := slices.IndexFunc(st.Review.Actions, func(a schemas.ReviewAction) bool { return a.EventID == ev.Envelope.EventID }); i >= 0 {
+			action = &st.Review.Actions[i]
+			return true
+		}
+		return st.Status != schemas.StatusReview // decided or cancelled: the action is dropped
 	})
-	if err != nil || st == nil || st.Review == nil {
+	switch {
+	case err != nil:
 		return nil, c.Status(fiber.StatusAccepted).JSON(fiber.Map{"session_id": ev.Envelope.SessionID, "status": "recorded"})
+	case st == nil || st.Review == nil:
+		return nil, errCaseNotFound()
+	case action == nil:
+		return nil, problem(fiber.StatusConflict, CodeCaseDecided, "the case is decided")
+	case action.Kind == schemas.ReviewActionRefused:
+		return nil, refusal(action.Detail)
 	}
 	return st, nil
+}
+
+// refusal is the problem of an action the session group refused, from its logged reason.
+func refusal(detail *string) error {
+	why := ""
+	if detail != nil {
+		why = *detail
+	}
+	switch {
+	case strings.Contains(why, "held by"):
+		return problem(fiber.StatusConflict, CodeCaseClaimed, "another reviewer claimed the case first")
+	case strings.Contains(why, "is decided"):
+		return problem(fiber.StatusConflict, CodeCaseDecided, "the case is decided")
+	case strings.Contains(why, "outcome"):
+		return invalidRequest("outcome must be verified or rejected")
+	}
+	return errNotClaimed()
 }

@@ -174,3 +174,41 @@ func TestReleaseCase(t *testing.T) {
 		t.Fatalf("claim after a release: %d %s", r.status, r.body)
 	}
 }
+
+// TestRefusedClaimIsAConflict: the edge's view showed the case free, but the session group,
+// which orders the claims, had granted ana's first: bao is told 409 case_claimed, never 200.
+func TestRefusedClaimIsAConflict(t *testing.T) {
+	e := reviewEnv(t)
+	id := e.inReview("acme", e.clock.Now().Add(-time.Minute))
+	fold := e.pub.then
+	e.pub.then = func(o stream.Output) {
+		st := e.state(id)
+		if st.Review.ClaimedBy == nil { // ana's claim, ordered before bao's
+			ana, until := "ana", e.clock.Now().Add(ReviewClaimTTL)
+			next, _ := session.Fold(st, &schemas.ReviewEvent{Envelope: schemas.Envelope{EventID: "evt_ana", SessionID: id, OccurredAt: e.clock.Now()},
+				Claimed: &schemas.ReviewClaimed{ReviewerID: ana, Until: until}})
+			e.sessions.put(next)
+		}
+		fold(o)
+	}
+	expectProblem(t, e.do("POST", "/v1/review/cases/"+id+"/claim", keyBao, "", nil), 409, CodeCaseClaimed)
+	if st := e.state(id); *st.Review.ClaimedBy != "ana" {
+		t.Fatalf("claimed by %v", *st.Review.ClaimedBy)
+	}
+}
+
+func TestReviewAccess(t *testing.T) {
+	e := reviewEnv(t)
+	id := e.inReview("beta", e.clock.Now().Add(-time.Minute))
+	s := e.openSession(keyAcme, "id_card")
+	expectProblem(t, e.do("GET", "/v1/review/cases", s.SDKToken, "", nil), 403, CodeForbidden)
+	expectProblem(t, e.do("GET", "/v1/review/cases/"+id, keyAna, "", nil), 404, CodeCaseNotFound) // another tenant's
+	expectProblem(t, e.do("GET", "/v1/review/cases/ses_nope", keyAna, "", nil), 404, CodeCaseNotFound)
+	if r := e.do("GET", "/v1/review/cases/"+id, keyCuc, "", nil); r.status != 200 {
+		t.Errorf("beta's reviewer on beta's case: %d", r.status)
+	}
+	expectProblem(t, e.doJSON("POST", "/v1/admin/blocklist", keyAna, map[string]any{"id_number": "001099012345"}), 403, CodeForbidden)
+	for _, q := range []string{"claimed=maybe", "limit=0", "limit=501", "limit=x"} {
+		expectProblem(t, e.do("GET", "/v1/review/cases?"+q, keyAna, "", nil), 422, CodeInvalidRequest)
+	}
+}

@@ -159,6 +159,11 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("edge: register metrics: %w", err)
 		}
 	}
+	if b, ok := cfg.Sessions.(ReviewBacklog); ok {
+		if err := registerReviewBacklog(cfg.Registerer, b, cfg.Clock); err != nil {
+			return nil, fmt.Errorf("edge: register metrics: %w", err)
+		}
+	}
 	if err := checkPublicURL(cfg.PublicURL); err != nil {
 		return nil, err
 	}

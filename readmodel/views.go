@@ -1,6 +1,7 @@
 package readmodel
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sync"
@@ -22,7 +23,8 @@ type States struct {
 	provisional map[string]*schemas.SessionState
 	opened      []openedAt // provisional ids in the order they were added, for expiry
 	erased      map[string]time.Time
-	erasedOrder []openedAt // erased ids in the order their tombstones came, for expiry
+	erasedOrder []openedAt        // erased ids in the order their tombstones came, for expiry
+	inReview    map[string]string // sessions in review (schemas.StatusReview) → their tenant
 }
 
 // openedAt is an id and when it was added, kept in order of addition for expiry.
@@ -38,7 +40,7 @@ const provisionalTTL = 10 * time.Minute
 // NewStates creates the view of the session-state topic; opts are the runtime's client
 // options. Run it beside the edge.
 func NewStates(codec *schemas.Codec, opts ...stream.Option) (*States, error) {
-	v := &States{codec: codec, provisional: map[string]*schemas.SessionState{}, erased: map[string]time.Time{}}
+	v := &States{codec: codec, provisional: map[string]*schemas.SessionState{}, erased: map[string]time.Time{}, inReview: map[string]string{}}
 	view, err := stream.NewView(schemas.TopicSessionState, append(opts, stream.WithOnUpdate(v.forget))...)
 	if err != nil {
 		return nil, fmt.Errorf("session-state view: %w", err)
@@ -57,6 +59,7 @@ func (v *States) Ready() bool { return v.view.Ready() }
 // placeholder of early events (schemas.StatusUnopened) is not the session yet. Only an
 // update of a provisional session is decoded to tell (every other update costs a lookup).
 func (v *States) forget(key string, b []byte) {
+	v.indexReview(key, b)
 	v.mu.Lock()
 	_, provisional := v.provisional[key]
 	if b == nil {
@@ -74,6 +77,69 @@ func (v *States) forget(key string, b []byte) {
 	v.mu.Lock()
 	delete(v.provisional, key)
 	v.mu.Unlock()
+}
+
+// reviewMark is in every encoded snapshot of a session that was ever in review (its status,
+// its review record): snapshots without it are not decoded to keep the review index.
+var reviewMark = []byte(schemas.StatusReview)
+
+// indexReview keeps the index of the sessions in review up to date with one update.
+func (v *States) indexReview(key string, b []byte) {
+	var tenant string
+	if b != nil && bytes.Contains(b, reviewMark) {
+		if st, err := v.decode(b); err == nil && st.Status == schemas.StatusReview {
+			tenant = st.Envelope.TenantID
+		}
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if tenant != "" {
+		v.inReview[key] = tenant
+	} else {
+		delete(v.inReview, key)
+	}
+}
+
+// InReview returns the states of a tenant's sessions in review (schemas.StatusReview), in
+// no order; it decodes only those, not every session of the view.
+func (v *States) InReview(tenantID string) []*schemas.SessionState {
+	v.mu.Lock()
+	var ids []string
+	for id, t := range v.inReview {
+		if t == tenantID {
+			ids = append(ids, id)
+		}
+	}
+	v.mu.Unlock()
+	out := make([]*schemas.SessionState, 0, len(ids))
+	for _, id := range ids {
+		if b, ok := v.view.Get(id); ok {
+			if st, err := v.decode(b); err == nil && st.Status == schemas.StatusReview {
+				out = append(out, st)
+			}
+		}
+	}
+	return out
+}
+
+// ReviewBacklog returns how many sessions are in review and when the oldest was opened (the
+// zero time when none is).
+func (v *States) ReviewBacklog() (int, time.Time) {
+	v.mu.Lock()
+	ids := make([]string, 0, len(v.inReview))
+	for id := range v.inReview {
+		ids = append(ids, id)
+	}
+	v.mu.Unlock()
+	var oldest time.Time
+	for _, id := range ids {
+		if b, ok := v.view.Get(id); ok {
+			if st, err := v.decode(b); err == nil && st.Review != nil && (oldest.IsZero() || st.Review.OpenedAt.Before(oldest)) {
+				oldest = st.Review.OpenedAt
+			}
+		}
+	}
+	return len(ids), oldest
 }
 
 // noteErasedLocked remembers, for provisionalTTL, that key's state was tombstoned.

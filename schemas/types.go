@@ -98,7 +98,9 @@ type Envelope struct {
 
 // ProducerDecision is the envelope producer of every Decision, and so of the one snapshot of
 // ekyc.session-state.v1 that results from folding a session's Decision (the session group
-// keeps the folded event's envelope): readers of the state tell that snapshot by it.
+// keeps the folded event's envelope): readers of the state tell that snapshot by it together
+// with its decision (the decision group also produces the ReviewEvent that opens a case, so
+// the snapshot of that fold carries this producer and no decision).
 const ProducerDecision = "decision"
 
 // BlobRef is a claim-check: image and chip bytes live in the blob store, never in Kafka.
@@ -417,12 +419,22 @@ type ReviewDecision struct {
 	DecidedAt  time.Time `avro:"decided_at"`
 }
 
+// Kinds of ReviewAction.
+const (
+	ReviewActionOpened   = "opened"
+	ReviewActionClaimed  = "claimed"
+	ReviewActionReleased = "released"
+	ReviewActionDecided  = "decided"
+	ReviewActionRefused  = "refused"
+)
+
 // ReviewAction is one action on a case (ReviewState.Actions).
 type ReviewAction struct {
 	Kind       string    `avro:"kind"` // opened | claimed | released | decided | refused
 	ReviewerID *string   `avro:"reviewer_id"`
 	At         time.Time `avro:"at"`
 	Detail     *string   `avro:"detail"`
+	EventID    string    `avro:"event_id"` // the ReviewEvent it came from
 }
 
 // ReviewEvent is one record of ekyc.reviews.v1 (keyed by session id): exactly one of its

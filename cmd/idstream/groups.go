@@ -13,6 +13,7 @@ import (
 	"github.com/idstream/idstream/internal/imagequality"
 	"github.com/idstream/idstream/internal/mrtd"
 	"github.com/idstream/idstream/internal/registry"
+	"github.com/idstream/idstream/internal/tenant"
 	"github.com/idstream/idstream/processors/chip"
 	"github.com/idstream/idstream/processors/decision"
 	"github.com/idstream/idstream/processors/erasure"
@@ -136,7 +137,36 @@ func (s *Service) decisionGroup() (stream.StatefulGroup, error) {
 	if err != nil {
 		return stream.StatefulGroup{}, err
 	}
+	if s.cfg.TenantsFile != "" { // the dev sandbox has a reviewer
+		reg, err := tenant.Load(s.cfg.TenantsFile)
+		if err != nil {
+			return stream.StatefulGroup{}, fmt.Errorf("tenants: %w", err)
+		}
+		for _, id := range unreviewedTenants(p, reg) {
+			s.log.Warn("decision policy: review rules can send this tenant's sessions to review, and it has no reviewers: they stay processing until one decides them",
+				"tenant_id", id, "policy_version", p.Version)
+		}
+	}
 	return decision.NewGroup(s.codec, p, decision.WithMetrics(s.reg)), nil
+}
+
+// unreviewedTenants returns the tenants without reviewers whose sessions a review rule of p
+// can send to review (a rule of a flow the tenant may open, or of the tenant itself).
+func unreviewedTenants(p decision.Policy, reg *tenant.Registry) []string {
+	var out []string
+	for _, t := range reg.All() {
+		if len(t.Reviewers) > 0 {
+			continue
+		}
+		reviewed := len(p.Tenants[t.ID].Review) > 0
+		for name, fp := range p.Flows {
+			reviewed = reviewed || (len(fp.Review) > 0 && t.AllowsFlow(name))
+		}
+		if reviewed {
+			out = append(out, t.ID)
+		}
+	}
+	return out
 }
 
 // qualityGroup declares the quality gate, with a face detector for the selfie's framing.

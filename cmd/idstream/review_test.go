@@ -4,11 +4,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/idstream/idstream/internal/flow"
 	"github.com/idstream/idstream/internal/tenant"
+	"github.com/idstream/idstream/processors/decision"
 )
 
 // TestReviewDecidesSession: a policy over the default that sends every id_card session
@@ -75,5 +78,25 @@ flows:
 	}
 	if r := reviewer.do(http.MethodGet, "/v1/review/cases/"+id, reviewer.key, "", nil); r.status != http.StatusOK || !strings.Contains(string(r.body), `"kind":"decided"`) {
 		t.Errorf("case history: %d %s", r.status, r.body)
+	}
+}
+
+func TestUnreviewedTenantsAreFound(t *testing.T) {
+	p := decision.DefaultPolicy(flow.Default())
+	reg := tenant.NewRegistry(
+		&tenant.Tenant{ID: "with", Reviewers: []tenant.Reviewer{{ID: "ana"}}},
+		&tenant.Tenant{ID: "without"},
+		&tenant.Tenant{ID: "passports", AllowedFlows: []string{"passport"}},
+		&tenant.Tenant{ID: "own-rule", AllowedFlows: []string{"passport"}},
+	)
+	if got := unreviewedTenants(p, reg); len(got) != 0 {
+		t.Fatalf("no review rules: %v", got)
+	}
+	fp := p.Flows["id_card"]
+	fp.Review = []decision.ReviewRule{{Check: "liveness.passive"}}
+	p.Flows["id_card"] = fp
+	p.Tenants = map[string]decision.TenantPolicy{"own-rule": {Review: []decision.ReviewRule{{Check: "chip.*"}}}}
+	if got := unreviewedTenants(p, reg); !slices.Equal(got, []string{"without", "own-rule"}) {
+		t.Fatalf("unreviewed = %v, want [without own-rule]", got)
 	}
 }

@@ -87,12 +87,14 @@ func Decide(p Policy, st *schemas.SessionState) (*schemas.Decision, bool) {
 		}
 		reasons = append(reasons, reasonFor(c))
 	}
-	outcome, decidedBy, version := schemas.StatusVerified, schemas.DecidedByPolicy, p.Version
+	outcome, decidedBy, version, decidedAt := schemas.StatusVerified, schemas.DecidedByPolicy, p.Version, st.UpdatedAt
 	var reviewer *string
 	switch {
-	case reviewed:
+	case reviewed && (len(reasons) == 0 || st.Review.Decided.Outcome == schemas.StatusRejected):
+		// A hard failure that arrived while the case was open still rejects (below): a
+		// reviewer's verified does not cover what the reviewer did not see.
 		d := st.Review.Decided
-		outcome, decidedBy, version = d.Outcome, schemas.DecidedByReviewer, st.Review.PolicyVersion
+		outcome, decidedBy, version, decidedAt = d.Outcome, schemas.DecidedByReviewer, st.Review.PolicyVersion, d.DecidedAt
 		reviewer = &d.ReviewerID
 		reasons = nil
 		if outcome == schemas.StatusRejected {
@@ -109,7 +111,7 @@ func Decide(p Policy, st *schemas.SessionState) (*schemas.Decision, bool) {
 			EventID:    schemas.DecisionEventID(id),
 			SessionID:  st.Envelope.SessionID,
 			TenantID:   st.Envelope.TenantID,
-			OccurredAt: st.UpdatedAt,
+			OccurredAt: decidedAt,
 			Producer:   Producer,
 		},
 		DecisionID:    id,
@@ -120,7 +122,7 @@ func Decide(p Policy, st *schemas.SessionState) (*schemas.Decision, bool) {
 		Reasons:       reasons,
 		Checks:        checks,
 		Extracted:     extracted,
-		DecidedAt:     st.UpdatedAt,
+		DecidedAt:     decidedAt,
 		DecidedBy:     decidedBy,
 		ReviewerID:    reviewer,
 	}, true

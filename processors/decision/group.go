@@ -117,10 +117,7 @@ func (g *group) decide(_ context.Context, rec *stream.Record, st *schemas.Sessio
 		if err != nil {
 			return nil, err
 		}
-		if g.decided != nil {
-			g.decided.WithLabelValues(d.Flow, OutcomeReview).Inc()
-		}
-		return []stream.Output{out}, nil
+		return []stream.Output{out}, nil // not a decision: idstream_decisions_total is not counted
 	}
 	out, err := stream.Emit(g.codec, schemas.Decisions, rec.Key, d)
 	if err != nil {

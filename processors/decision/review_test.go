@@ -191,3 +191,20 @@ flows:
 		t.Errorf("base: other: %v", err)
 	}
 }
+
+// TestLateHardFailureRejectsAReviewedCase: a hard check that failed while the case was open
+// (a blocklist hit) rejects even when the reviewer verified; a reviewer's rejection stands.
+func TestLateHardFailureRejectsAReviewedCase(t *testing.T) {
+	p := reviewPolicy()
+	st := scored(withIdentity(processing(check("fraud.blocklist_id", "fail"))), CheckLivenessPassive, "fail", 0.7)
+	st.Status = schemas.StatusReview
+	st.Review = &schemas.ReviewState{PolicyVersion: "p1", Decided: &schemas.ReviewDecision{ReviewerID: "ana", Outcome: schemas.StatusVerified, ReasonCode: "ok", DecidedAt: t0.Add(time.Hour)}}
+	d, ok := Decide(p, st)
+	if !ok || d.Outcome != schemas.StatusRejected || d.DecidedBy != schemas.DecidedByPolicy || len(d.Reasons) != 1 || d.Reasons[0].Code != "fraud.blocklist_id" {
+		t.Fatalf("%v %+v", ok, d)
+	}
+	st.Review.Decided.Outcome = schemas.StatusRejected
+	if d, _ := Decide(p, st); d.DecidedBy != schemas.DecidedByReviewer || !d.DecidedAt.Equal(t0.Add(time.Hour)) {
+		t.Errorf("the reviewer's rejection: %+v", d)
+	}
+}

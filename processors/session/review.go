@@ -7,15 +7,6 @@ import (
 	"github.com/idstream/idstream/schemas"
 )
 
-// Review actions as ReviewState.Actions records them.
-const (
-	ReviewActionOpened   = "opened"
-	ReviewActionClaimed  = "claimed"
-	ReviewActionReleased = "released"
-	ReviewActionDecided  = "decided"
-	ReviewActionRefused  = "refused"
-)
-
 // foldReview applies one action of the human review (schemas.ReviewEvent): the session
 // group is the one place that orders them, so a claim is granted here, by the event's
 // order in the session's partition, not by the edge that produced it.
@@ -40,7 +31,7 @@ func foldReview(st *schemas.SessionState, ev *schemas.ReviewEvent) (*schemas.Ses
 		next.Status = schemas.StatusReview
 		next.Review = &schemas.ReviewState{
 			OpenedAt: at, PolicyVersion: ev.Opened.PolicyVersion, Reasons: ev.Opened.Reasons,
-			Actions: []schemas.ReviewAction{{Kind: ReviewActionOpened, At: at}},
+			Actions: []schemas.ReviewAction{{Kind: schemas.ReviewActionOpened, At: at, EventID: ev.Envelope.EventID}},
 		}
 		return touch(next, ev.Envelope), true
 	case st.Status != schemas.StatusReview || st.Review == nil:
@@ -53,7 +44,7 @@ func foldReview(st *schemas.SessionState, ev *schemas.ReviewEvent) (*schemas.Ses
 		until := ev.Claimed.Until
 		return act(st, ev.Envelope, func(rv *schemas.ReviewState) {
 			rv.ClaimedBy, rv.ClaimExpiresAt = &r, &until
-			rv.Actions = appendAction(rv.Actions, ReviewActionClaimed, r, at, "until "+until.UTC().Format(time.RFC3339))
+			rv.Actions = appendAction(rv.Actions, ev.Envelope, schemas.ReviewActionClaimed, r, "until "+until.UTC().Format(time.RFC3339))
 		})
 	case ev.Released != nil:
 		r := ev.Released.ReviewerID
@@ -62,7 +53,7 @@ func foldReview(st *schemas.SessionState, ev *schemas.ReviewEvent) (*schemas.Ses
 		}
 		return act(st, ev.Envelope, func(rv *schemas.ReviewState) {
 			rv.ClaimedBy, rv.ClaimExpiresAt = nil, nil
-			rv.Actions = appendAction(rv.Actions, ReviewActionReleased, r, at, "")
+			rv.Actions = appendAction(rv.Actions, ev.Envelope, schemas.ReviewActionReleased, r, "")
 		})
 	case ev.Decided != nil:
 		d := ev.Decided
@@ -76,7 +67,7 @@ func foldReview(st *schemas.SessionState, ev *schemas.ReviewEvent) (*schemas.Ses
 		}
 		return act(st, ev.Envelope, func(rv *schemas.ReviewState) {
 			rv.Decided = &schemas.ReviewDecision{ReviewerID: d.ReviewerID, Outcome: d.Outcome, ReasonCode: d.ReasonCode, Note: d.Note, DecidedAt: at}
-			rv.Actions = appendAction(rv.Actions, ReviewActionDecided, d.ReviewerID, at, d.Outcome+" "+d.ReasonCode)
+			rv.Actions = appendAction(rv.Actions, ev.Envelope, schemas.ReviewActionDecided, d.ReviewerID, d.Outcome+" "+d.ReasonCode)
 		})
 	}
 	return st, false
@@ -110,14 +101,14 @@ func act(st *schemas.SessionState, env schemas.Envelope, change func(*schemas.Re
 // refuse records a refused action in the case's log.
 func refuse(st *schemas.SessionState, env schemas.Envelope, reviewer string, why string) (*schemas.SessionState, bool) {
 	return act(st, env, func(rv *schemas.ReviewState) {
-		rv.Actions = appendAction(rv.Actions, ReviewActionRefused, reviewer, env.OccurredAt, why)
+		rv.Actions = appendAction(rv.Actions, env, schemas.ReviewActionRefused, reviewer, why)
 	})
 }
 
-// appendAction returns actions with one more (a new slice), the oldest dropped beyond
-// schemas.MaxReviewActions.
-func appendAction(actions []schemas.ReviewAction, kind, reviewer string, at time.Time, detail string) []schemas.ReviewAction {
-	a := schemas.ReviewAction{Kind: kind, At: at}
+// appendAction returns actions with the action of the event of env (a new slice), the
+// oldest dropped beyond schemas.MaxReviewActions.
+func appendAction(actions []schemas.ReviewAction, env schemas.Envelope, kind, reviewer string, detail string) []schemas.ReviewAction {
+	a := schemas.ReviewAction{Kind: kind, At: env.OccurredAt, EventID: env.EventID}
 	if reviewer != "" {
 		a.ReviewerID = &reviewer
 	}

@@ -47,7 +47,7 @@ func TestReviewFold(t *testing.T) {
 	}
 	if _, changed := fold(st, t0.Add(time.Second), decide("ana", schemas.StatusVerified)); !changed {
 		t.Fatal("an unclaimed decision was not even logged")
-	} else if s2, _ := fold(st, t0.Add(time.Second), decide("ana", schemas.StatusVerified)); s2.Review.Decided != nil || lastAction(s2).Kind != ReviewActionRefused {
+	} else if s2, _ := fold(st, t0.Add(time.Second), decide("ana", schemas.StatusVerified)); s2.Review.Decided != nil || lastAction(s2).Kind != schemas.ReviewActionRefused {
 		t.Errorf("a decision without the claim was taken: %+v", s2.Review)
 	}
 
@@ -56,7 +56,7 @@ func TestReviewFold(t *testing.T) {
 		t.Fatalf("claim: %+v", st.Review)
 	}
 	st2, _ := fold(st, t0.Add(2*time.Minute), claim("bao", t0.Add(17*time.Minute)))
-	if *st2.Review.ClaimedBy != "ana" || lastAction(st2).Kind != ReviewActionRefused || *lastAction(st2).ReviewerID != "bao" {
+	if *st2.Review.ClaimedBy != "ana" || lastAction(st2).Kind != schemas.ReviewActionRefused || *lastAction(st2).ReviewerID != "bao" {
 		t.Errorf("a second reviewer took a held case: %+v", st2.Review)
 	}
 	// The claim lapses: another reviewer may take the case, and the first may no longer decide.
@@ -96,7 +96,7 @@ func TestReviewFold(t *testing.T) {
 func TestReviewActionsBounded(t *testing.T) {
 	var actions []schemas.ReviewAction
 	for i := range schemas.MaxReviewActions + 5 {
-		actions = appendAction(actions, ReviewActionRefused, "bao", time.Unix(int64(i), 0), "")
+		actions = appendAction(actions, schemas.Envelope{OccurredAt: time.Unix(int64(i), 0)}, schemas.ReviewActionRefused, "bao", "")
 	}
 	if len(actions) != schemas.MaxReviewActions || actions[0].At.Unix() != 5 {
 		t.Fatalf("%d actions, first at %d", len(actions), actions[0].At.Unix())
