@@ -49,7 +49,7 @@ test: sdk-check
 	$(MAKE) --no-print-directory fuzz
 
 ## sdk: build the web SDK (sdk/web: dist/ for npm, and the bundles the edge embeds under
-## edge/capturepage/assets, which are committed)
+## edge/pages/assets, which are committed)
 sdk:
 	cd sdk/web && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm run build
 

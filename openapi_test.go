@@ -31,6 +31,8 @@ var apiOperations = []string{
 	"POST /v1/review/cases/{session_id}/claim",
 	"POST /v1/review/cases/{session_id}/release",
 	"POST /v1/review/cases/{session_id}/decision",
+	"GET /v1/review/images/{token}",
+	"GET /v1/review/ui",
 	"POST /v1/admin/blocklist",
 	"DELETE /v1/admin/blocklist/{id}",
 	"POST /v1/admin/webhooks/replay",
@@ -59,6 +61,8 @@ var apiStatuses = map[string][]string{
 	"POST /v1/review/cases/{session_id}/claim":     {"200", "202", "401", "403", "404", "409"},
 	"POST /v1/review/cases/{session_id}/release":   {"204", "202", "401", "403", "404", "409"},
 	"POST /v1/review/cases/{session_id}/decision":  {"200", "202", "401", "403", "404", "409", "422"},
+	"GET /v1/review/images/{token}":                {"200", "401", "404", "410"},
+	"GET /v1/review/ui":                            {"200"},
 	"POST /v1/admin/blocklist":                     {"201", "401", "403"},
 	"DELETE /v1/admin/blocklist/{id}":              {"204", "401", "403"},
 	"POST /v1/admin/webhooks/replay":               {"202", "401", "403"},
@@ -333,7 +337,7 @@ func TestOpenAPIOperationStatuses(t *testing.T) {
 			continue
 		}
 		mustAnswer := []string{"401", "429", "500"}
-		if op.path == "/v1/capture/assets/{name}" { // public files: no credential, no tenant to limit
+		if op.path == "/v1/capture/assets/{name}" || op.path == "/v1/review/ui" { // public files: no credential, no tenant to limit
 			mustAnswer = []string{"500"}
 		}
 		for _, status := range mustAnswer {
@@ -554,11 +558,12 @@ func TestOpenAPIResponsesHaveContentAndRequestID(t *testing.T) {
 
 // TestOpenAPIEveryAPIOperationHasProblem4xx: every /v1 operation documents
 // at least one client error as a Problem. The operations endpoints (probes,
-// metrics, this document) read no input and answer no 4xx of their own.
+// metrics, this document) and the back office's page read no input and answer no 4xx of
+// their own.
 func TestOpenAPIEveryAPIOperationHasProblem4xx(t *testing.T) {
 	doc := loadDoc(t)
 	for _, op := range operations(t, doc) {
-		if !isV1(op.path) {
+		if !isV1(op.path) || op.path == "/v1/review/ui" {
 			continue
 		}
 		found := false
@@ -620,6 +625,8 @@ func TestOpenAPISecurity(t *testing.T) {
 			want = []string{"apiKey"}
 		case strings.HasPrefix(op.path, "/v1/admin/"):
 			want = []string{"adminKey"}
+		case op.path == "/v1/review/images/{token}" || op.path == "/v1/review/ui": // a signed URL; a page
+			want = nil
 		case strings.HasPrefix(op.path, "/v1/review/"):
 			want = []string{"reviewerKey"}
 		case op.path == "/v1/config" || op.path == "/v1/consents":

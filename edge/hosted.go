@@ -13,12 +13,12 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/idstream/idstream/edge/capturepage"
+	"github.com/idstream/idstream/edge/pages"
 	"github.com/idstream/idstream/readmodel"
 	"github.com/idstream/idstream/schemas"
 )
 
-// The hosted capture page (capturepage): GET /v1/capture/{session_id}?token=<sdk_token>
+// The hosted capture page (package pages): GET /v1/capture/{session_id}?token=<sdk_token>
 // serves the web SDK on a page that needs no integrator code (Session Init returns its
 // address as capture_url); its SDK files are under /v1/capture/assets/. The chip step, which
 // a browser cannot do, is handed off to a phone: POST /v1/ekyc/sessions/{id}/handoff makes a
@@ -71,7 +71,7 @@ func (s *Server) captureURL(c *fiber.Ctx, sessionID, token string) string {
 
 // setPageHeaders sets the hosted pages' security headers.
 func setPageHeaders(c *fiber.Ctx) {
-	for k, v := range capturepage.PageHeaders() {
+	for k, v := range pages.PageHeaders() {
 		c.Set(k, v)
 	}
 }
@@ -90,7 +90,7 @@ func (s *Server) pageError(c *fiber.Ctx, err error, locale string) error {
 		return err
 	}
 	var b bytes.Buffer
-	if rerr := capturepage.RenderNotice(&b, capturepage.Notice{Locale: locale, Code: ae.code, RequestID: requestID(c)}); rerr != nil {
+	if rerr := pages.RenderNotice(&b, pages.Notice{Locale: locale, Code: ae.code, RequestID: requestID(c)}); rerr != nil {
 		return errors.Join(err, rerr)
 	}
 	if ae.retryAfter > 0 {
@@ -103,7 +103,7 @@ func (s *Server) pageError(c *fiber.Ctx, err error, locale string) error {
 // capturePage serves the hosted capture page of the session its token is for.
 func (s *Server) capturePage(c *fiber.Ctx) error {
 	setPageHeaders(c)
-	locale := capturepage.Locale(c.Query("locale"))
+	locale := pages.Locale(c.Query("locale"))
 	sessID, tenantID, exp, ok := s.verifySDKToken(c.Query("token"))
 	if !ok {
 		return s.pageError(c, errUnauthorized(), locale)
@@ -121,13 +121,13 @@ func (s *Server) capturePage(c *fiber.Ctx) error {
 		return s.pageError(c, err, locale)
 	}
 	if c.Query("locale") == "" {
-		locale = capturepage.Locale(st.Locale)
+		locale = pages.Locale(st.Locale)
 	}
 	if readmodel.EffectiveStatus(st, s.now()) == schemas.StatusExpired {
 		return s.pageError(c, problem(fiber.StatusGone, CodeSessionExpired, "the session has expired"), locale)
 	}
 	var b bytes.Buffer
-	err = capturepage.RenderCapture(&b, capturepage.Capture{
+	err = pages.RenderCapture(&b, pages.Capture{
 		Locale: locale, SessionID: sessID, Token: c.Query("token"),
 		Nonce: base64.StdEncoding.EncodeToString(s.sessionNonce(sessID)), Steps: st.Steps,
 	})
@@ -159,8 +159,8 @@ func (s *Server) createHandoff(c *fiber.Ctx) error {
 	}
 	tok := s.handoffToken(st.Envelope.SessionID, p.tenant.ID, st.ExpiresAt, linkExp)
 	base := s.publicBase(c)
-	link := base + "/v1/capture/" + st.Envelope.SessionID + "/phone?token=" + url.QueryEscape(tok) + "&locale=" + capturepage.Locale(st.Locale)
-	qr, err := capturepage.QRSVG(link)
+	link := base + "/v1/capture/" + st.Envelope.SessionID + "/phone?token=" + url.QueryEscape(tok) + "&locale=" + pages.Locale(st.Locale)
+	qr, err := pages.QRSVG(link)
 	if err != nil {
 		return err
 	}
@@ -190,7 +190,7 @@ func (s *Server) appURL(base, sessionID, token string) string {
 // phonePage serves the page a hand-off link opens on the phone.
 func (s *Server) phonePage(c *fiber.Ctx) error {
 	setPageHeaders(c)
-	locale := capturepage.Locale(c.Query("locale"))
+	locale := pages.Locale(c.Query("locale"))
 	tok := c.Query("token")
 	p, err := s.handoffPrincipal(tok)
 	if err != nil {
@@ -209,7 +209,7 @@ func (s *Server) phonePage(c *fiber.Ctx) error {
 		return s.pageError(c, problem(fiber.StatusConflict, CodeSessionClosed, "the session is decided or cancelled"), locale)
 	}
 	var b bytes.Buffer
-	if err := capturepage.RenderPhone(&b, capturepage.Phone{Locale: locale, AppURL: s.appURL(s.publicBase(c), st.Envelope.SessionID, tok)}); err != nil {
+	if err := pages.RenderPhone(&b, pages.Phone{Locale: locale, AppURL: s.appURL(s.publicBase(c), st.Envelope.SessionID, tok)}); err != nil {
 		return err
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)

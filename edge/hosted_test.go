@@ -180,7 +180,7 @@ func TestSDKAssetsAndCORS(t *testing.T) {
 	if r := e.do("GET", "/v1/capture/assets/idstream.css", "", "", nil); r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/css") {
 		t.Errorf("css: %d %s", r.status, r.header.Get("Content-Type"))
 	}
-	expectProblem(t, e.do("GET", "/v1/capture/assets/..%2Fcapturepage.go", "", "", nil), 404, CodeNotFound)
+	expectProblem(t, e.do("GET", "/v1/capture/assets/..%2Fpages.go", "", "", nil), 404, CodeNotFound)
 	expectProblem(t, e.do("GET", "/v1/capture/assets/secret.js", "", "", nil), 404, CodeNotFound)
 
 	s := e.openSession(keyAcme, "id_card")

@@ -1,8 +1,11 @@
 package edge
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -211,4 +214,43 @@ func TestReviewAccess(t *testing.T) {
 	for _, q := range []string{"claimed=maybe", "limit=0", "limit=501", "limit=x"} {
 		expectProblem(t, e.do("GET", "/v1/review/cases?"+q, keyAna, "", nil), 422, CodeInvalidRequest)
 	}
+}
+
+func TestCaseImagesBehindSignedURLs(t *testing.T) {
+	e := reviewEnv(t)
+	id := e.inReview("acme", e.clock.Now().Add(-time.Minute))
+	obj, err := e.blobs.Put(context.Background(), "acme/"+id+"/cap_1/image", jpegBytes(t), "image/jpeg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := cloneForTest(e.state(id))
+	st.Captures = []schemas.StepCapture{{Step: "selfie", CaptureID: "cap_1", Status: schemas.CaptureAccepted,
+		Blobs: []schemas.BlobRef{{Name: "image", URI: obj.URI, MediaType: "image/jpeg"}, {Name: "video", URI: "x", MediaType: "video/webm"}}}}
+	e.sessions.put(st)
+
+	var d ReviewCaseDetail
+	if err := json.Unmarshal(e.do("GET", "/v1/review/cases/"+id, keyAna, "", nil).body, &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Images) != 1 || d.Images[0].Step != "selfie" || d.Images[0].MediaType != "image/jpeg" {
+		t.Fatalf("images %+v", d.Images)
+	}
+	u, _ := url.Parse(d.Images[0].URL)
+	r := e.do("GET", u.Path, "", "", nil)
+	if r.status != 200 || r.header.Get("Content-Type") != "image/jpeg" || !bytes.Equal(r.body, jpegBytes(t)) || r.header.Get("Cache-Control") != "private, no-store" {
+		t.Fatalf("image: %d %s", r.status, r.header)
+	}
+	expectProblem(t, e.do("GET", u.Path+"x", "", "", nil), 401, CodeUnauthorized)
+	e.clock.Advance(ReviewImageTTL)
+	expectProblem(t, e.do("GET", u.Path, "", "", nil), 410, CodeLinkExpired)
+
+	// An erased session shows no image, even through a fresh link.
+	if err := json.Unmarshal(e.do("GET", "/v1/review/cases/"+id, keyAna, "", nil).body, &d); err != nil {
+		t.Fatal(err)
+	}
+	u, _ = url.Parse(d.Images[0].URL)
+	e.sessions.mu.Lock()
+	delete(e.sessions.m, id)
+	e.sessions.mu.Unlock()
+	expectProblem(t, e.do("GET", u.Path, "", "", nil), 404, CodeNotFound)
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/idstream/idstream/edge/capturepage"
+	"github.com/idstream/idstream/edge/pages"
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/flow"
 	"github.com/idstream/idstream/internal/imagecheck"
@@ -92,7 +92,7 @@ type Server struct {
 	now     func() time.Time
 	metrics *metrics
 	limits  *rateLimiter
-	assets  *capturepage.Assets
+	assets  *pages.Assets
 	appBase *url.URL // Config.CaptureAppURL, parsed
 }
 
@@ -170,11 +170,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.CaptureAppURL == "" {
 		cfg.CaptureAppURL = DefaultCaptureAppURL
 	}
-	appBase, err := capturepage.CheckAppURL(cfg.CaptureAppURL)
+	appBase, err := pages.CheckAppURL(cfg.CaptureAppURL)
 	if err != nil {
 		return nil, fmt.Errorf("edge: CaptureAppURL: %w", err)
 	}
-	assets, err := capturepage.LoadAssets()
+	assets, err := pages.LoadAssets()
 	if err != nil {
 		return nil, fmt.Errorf("edge: %w", err)
 	}
@@ -268,6 +268,8 @@ func (s *Server) routes() {
 	v1.Post("/review/cases/:session_id/claim", s.claimCase)
 	v1.Post("/review/cases/:session_id/release", s.releaseCase)
 	v1.Post("/review/cases/:session_id/decision", s.decideCase)
+	v1.Get("/review/images/:token", s.caseImage)
+	v1.Get("/review/ui", s.backOffice)
 
 	v1.Post("/admin/blocklist", s.addBlocklist)
 	v1.Delete("/admin/blocklist/:entry_id", s.deleteBlocklist)

@@ -19,44 +19,9 @@ import (
 // processing for the integrator, is listed in the sandbox reviewer's queue, claimed and
 // verified by the reviewer, and then carries the one decision, decided_by reviewer.
 func TestReviewDecidesSession(t *testing.T) {
-	policy := filepath.Join(t.TempDir(), "policy.yaml")
-	if err := os.WriteFile(policy, []byte(`version: "test-review.1"
-base: default
-flows:
-  id_card:
-    review:
-      - check: liveness.passive
-        statuses: [pass]
-        reason: second_look
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s := testService(t, allGroups, func(c *Config) { c.PolicyFile = policy })
-	c := newClient(t, s)
-	key, err := os.ReadFile(filepath.Join(s.cfg.DataDir, tenant.SandboxReviewerKeyFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	reviewer := newClient(t, s, strings.TrimSpace(string(key)))
-
+	s, c, reviewer := reviewService(t)
 	id := runFlow(t, s, c, "id_card", 1)
-	var listed map[string]any
-	deadline := time.Now().Add(90 * time.Second)
-	for listed == nil && time.Now().Before(deadline) {
-		r := reviewer.do(http.MethodGet, "/v1/review/cases", reviewer.key, "", nil)
-		if r.status != http.StatusOK {
-			t.Fatalf("queue: %d %s", r.status, r.body)
-		}
-		for _, cs := range r.json(t)["cases"].([]any) {
-			if m := cs.(map[string]any); m["session_id"] == id {
-				listed = m
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if listed == nil {
-		t.Fatalf("the session never reached the review queue: %v", c.do(http.MethodGet, "/v1/ekyc/sessions/"+id, c.key, "", nil).json(t))
-	}
+	listed := reviewer.awaitCase(t, id)
 	if reasons := listed["reasons"].([]any); len(reasons) != 1 || reasons[0].(map[string]any)["code"] != "second_look" || listed["policy_version"] != "test-review.1" {
 		t.Errorf("case = %v", listed)
 	}
@@ -79,6 +44,51 @@ flows:
 	if r := reviewer.do(http.MethodGet, "/v1/review/cases/"+id, reviewer.key, "", nil); r.status != http.StatusOK || !strings.Contains(string(r.body), `"kind":"decided"`) {
 		t.Errorf("case history: %d %s", r.status, r.body)
 	}
+}
+
+// reviewService runs every group under a policy over the default that sends every id_card
+// session whose liveness passed to review (reason second_look, version test-review.1), and
+// returns it with a client of the sandbox tenant and one of its reviewer.
+func reviewService(t *testing.T) (*testEnv, *client, *client) {
+	t.Helper()
+	policy := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(policy, []byte(`version: "test-review.1"
+base: default
+flows:
+  id_card:
+    review:
+      - check: liveness.passive
+        statuses: [pass]
+        reason: second_look
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := testService(t, allGroups, func(c *Config) { c.PolicyFile = policy })
+	key, err := os.ReadFile(filepath.Join(s.cfg.DataDir, tenant.SandboxReviewerKeyFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, newClient(t, s), newClient(t, s, strings.TrimSpace(string(key)))
+}
+
+// awaitCase polls the review queue until it lists the session, and returns its entry.
+func (c *client) awaitCase(t *testing.T, id string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		r := c.do(http.MethodGet, "/v1/review/cases", c.key, "", nil)
+		if r.status != http.StatusOK {
+			t.Fatalf("queue: %d %s", r.status, r.body)
+		}
+		for _, cs := range r.json(t)["cases"].([]any) {
+			if m := cs.(map[string]any); m["session_id"] == id {
+				return m
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("session %s never reached the review queue", id)
+	return nil
 }
 
 func TestUnreviewedTenantsAreFound(t *testing.T) {

@@ -1,16 +1,16 @@
 // Builds the web SDK: dist/idstream.mjs (ES module), dist/idstream.umd.js (UMD: AMD,
 // CommonJS or the global IdStream), dist/idstream.css and the type declarations; and writes
 // what the edge serves (the UMD bundle, the styles, and the hosted page's script capture.js
-// from src/page.ts) to edge/capturepage/assets, embedded in the Go binary.
+// from src/page.ts) to edge/pages/assets, embedded in the Go binary.
 // `node build.mjs --check` builds in memory and fails if the embedded copies are stale.
-import { build } from "esbuild";
+import { build, transform } from "esbuild";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const embedded = join(here, "..", "..", "edge", "capturepage", "assets");
+const embedded = join(here, "..", "..", "edge", "pages", "assets");
 const check = process.argv.includes("--check");
 
 const common = {
@@ -19,6 +19,7 @@ const common = {
   write: false,
   target: "es2020",
   legalComments: "none",
+  minify: true, // what browsers load; the sources are in src/
   charset: "utf8",
   logLevel: "warning",
 };
@@ -35,15 +36,19 @@ const umd = await build({
 });
 
 const page = await build({ ...common, entryPoints: [join(here, "src", "page.ts")], format: "iife" });
+const backoffice = await build({ ...common, entryPoints: [join(here, "src", "backoffice.ts")], format: "iife" });
 
-// The edge serves the UMD bundle, the styles and the page's script; the ES module is for npm.
-const served = ["idstream.umd.js", "idstream.css", "capture.js"];
+// The edge serves the UMD bundle, the styles, the capture page's script and the reviewers'
+// back office; the ES module is for npm.
+const served = ["idstream.umd.js", "idstream.css", "capture.js", "backoffice.js", "backoffice.css"];
 
 const outputs = {
   "capture.js": page.outputFiles[0].text,
+  "backoffice.js": backoffice.outputFiles[0].text,
+  "backoffice.css": (await transform(readFileSync(join(here, "src", "backoffice.css"), "utf8"), { loader: "css", minify: true })).code,
   "idstream.mjs": esm.outputFiles[0].text,
   "idstream.umd.js": umd.outputFiles[0].text,
-  "idstream.css": readFileSync(join(here, "src", "idstream.css"), "utf8"),
+  "idstream.css": (await transform(readFileSync(join(here, "src", "idstream.css"), "utf8"), { loader: "css", minify: true })).code,
 };
 
 if (check) {
@@ -55,7 +60,7 @@ if (check) {
     }
   });
   if (stale.length) {
-    console.error(`stale: ${stale.map(([n]) => "edge/capturepage/assets/" + n).join(", ")}; run make sdk and commit them`);
+    console.error(`stale: ${stale.map(([n]) => "edge/pages/assets/" + n).join(", ")}; run make sdk and commit them`);
     process.exit(1);
   }
   console.log("sdk: the edge's embedded bundles match the sources");
@@ -63,9 +68,9 @@ if (check) {
   mkdirSync(join(here, "dist"), { recursive: true });
   mkdirSync(embedded, { recursive: true });
   for (const [name, text] of Object.entries(outputs)) {
-    if (name !== "capture.js") writeFileSync(join(here, "dist", name), text);
+    if (!["capture.js", "backoffice.js", "backoffice.css"].includes(name)) writeFileSync(join(here, "dist", name), text);
     if (served.includes(name)) writeFileSync(join(embedded, name), text);
   }
   execFileSync(join(here, "node_modules", ".bin", "tsc"), ["-p", here], { stdio: "inherit" });
-  console.log("sdk: built dist/ and edge/capturepage/assets/");
+  console.log("sdk: built dist/ and edge/pages/assets/");
 }

@@ -1,4 +1,4 @@
-package capturepage
+package pages
 
 import (
 	"bytes"
@@ -47,7 +47,7 @@ func TestAssetsAreEmbedded(t *testing.T) {
 	if !ok || js.ContentType != "text/javascript; charset=utf-8" || !strings.Contains(string(js.Body), "history.replaceState") {
 		t.Errorf("capture.js: %v %q", ok, js.ContentType)
 	}
-	if _, ok := a.Get("../capturepage.go"); ok {
+	if _, ok := a.Get("../pages.go"); ok {
 		t.Error("a path outside assets is served")
 	}
 }

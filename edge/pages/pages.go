@@ -1,10 +1,10 @@
-// Package capturepage is the hosted capture page the edge serves to the person being
-// verified: its HTML (the capture page, the phone page of the chip hand-off, and the page of
-// a link that cannot be used), the web SDK's bundles built from sdk/web (`make sdk` copies
-// them into assets/, embedded here), the QR code of a hand-off link, and the security
-// headers every page and asset is served with. It holds no state and is safe for
-// concurrent use.
-package capturepage
+// Package pages holds the pages the edge serves to people: the hosted capture page for the
+// person being verified (and the phone page of its chip hand-off, and the page of a link
+// that cannot be used), and the reviewers' back office; their HTML templates, the web SDK's
+// files built from sdk/web (`make sdk` copies them into assets/, embedded here), the QR code
+// of a hand-off link, and the security headers every page and asset is served with. It
+// holds no state and is safe for concurrent use.
+package pages
 
 import (
 	"bytes"
@@ -82,11 +82,11 @@ func LoadAssets() (*Assets, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("capturepage: embedded assets: %w", err)
+		return nil, fmt.Errorf("pages: embedded assets: %w", err)
 	}
-	for _, want := range []string{"capture.js", "idstream.css", "idstream.umd.js"} {
+	for _, want := range []string{"capture.js", "idstream.css", "idstream.umd.js", "backoffice.js", "backoffice.css"} {
 		if _, ok := a.byName[want]; !ok {
-			return nil, fmt.Errorf("capturepage: asset %s missing from the build (run make sdk)", want)
+			return nil, fmt.Errorf("pages: asset %s missing from the build (run make sdk)", want)
 		}
 	}
 	return a, nil
@@ -135,16 +135,22 @@ type Phone struct {
 func CheckAppURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" || (u.Host == "" && u.Opaque == "" && u.Path == "") {
-		return nil, fmt.Errorf("capturepage: app url %q is not an absolute URL", raw)
+		return nil, fmt.Errorf("pages: app url %q is not an absolute URL", raw)
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "javascript", "data", "vbscript", "blob", "file", "http":
-		return nil, fmt.Errorf("capturepage: app url scheme %s is not allowed (use https or the app's own scheme)", u.Scheme)
+		return nil, fmt.Errorf("pages: app url scheme %s is not allowed (use https or the app's own scheme)", u.Scheme)
 	}
 	if u.Fragment != "" || strings.Contains(raw, "#") {
-		return nil, fmt.Errorf("capturepage: app url %q has a fragment", raw)
+		return nil, fmt.Errorf("pages: app url %q has a fragment", raw)
 	}
 	return u, nil
+}
+
+// RenderBackOffice writes the reviewers' back office: a shell its script fills from the
+// review API with the reviewer's key.
+func RenderBackOffice(w io.Writer) error {
+	return pages.ExecuteTemplate(w, "backoffice.html", nil)
 }
 
 // RenderPhone writes the phone page of a hand-off link (AppURL as CheckAppURL accepts it).
@@ -187,7 +193,7 @@ func RenderNotice(w io.Writer, n Notice) error {
 func QRSVG(text string) (string, error) {
 	q, err := qrcode.New(text, qrcode.Medium)
 	if err != nil {
-		return "", fmt.Errorf("capturepage: qr code: %w", err)
+		return "", fmt.Errorf("pages: qr code: %w", err)
 	}
 	bits := q.Bitmap()
 	n := len(bits)

@@ -1,0 +1,349 @@
+// The reviewers' back office (GET /v1/review/ui on the edge): the review queue, a case with
+// its pictures (zoomable) next to the data each source read (disagreements marked), every
+// check with its score and threshold, the case's history, and the decision, with keyboard
+// shortcuts (a approve, r reject, c claim, Escape back to the queue). It calls the review
+// API with the reviewer's key, which it keeps for the tab only (sessionStorage).
+
+import { button, h, replace } from "./dom";
+
+interface Reason {
+  code: string;
+  message: string;
+}
+
+interface Case {
+  session_id: string;
+  flow: string;
+  opened_at: string;
+  age_seconds: number;
+  policy_version: string;
+  reasons: Reason[];
+  claimed_by: string | null;
+  claim_expires_at: string | null;
+  decided: boolean;
+}
+
+interface Check {
+  name: string;
+  status: string;
+  score: number | null;
+  threshold: number | null;
+  reason_code: string | null;
+}
+
+interface CaseDetail extends Case {
+  session: { status: string; checks: Check[] };
+  history: { kind: string; reviewer_id: string | null; at: string; detail: string | null }[];
+  decision: { reviewer_id: string; outcome: string; reason_code: string; note: string | null; decided_at: string } | null;
+  images: { step: string; name: string; url: string }[];
+  sources: { source: string; fields: Record<string, string> }[];
+}
+
+class Problem extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const keyStore = "idstream.reviewer_key";
+
+class BackOffice {
+  private key = sessionStorage.getItem(keyStore) ?? "";
+  private readonly main: HTMLElement;
+  private readonly status: HTMLElement;
+  private readonly header: HTMLElement;
+  private current: CaseDetail | null = null;
+  private readonly onKey = (e: KeyboardEvent) => this.shortcut(e);
+
+  constructor(private readonly root: HTMLElement) {
+    this.main = h("main", { class: "bo-main", tabindex: "-1" });
+    this.status = h("p", { class: "bo-status", role: "status", "aria-live": "polite" });
+    this.header = h("header", { class: "bo-header" });
+    root.replaceChildren(this.header, this.status, this.main);
+    this.renderHeader();
+    document.addEventListener("keydown", this.onKey);
+  }
+
+  private renderHeader(): void {
+    replace(this.header, h("h1", {}, "idstream review"), this.key ? button("bo-secondary bo-signout", "Sign out", () => this.signOut()) : null);
+  }
+
+  start(): void {
+    if (this.key) void this.queue();
+    else this.signIn();
+  }
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(path, {
+      method,
+      headers: { Authorization: `Bearer ${this.key}`, ...(body ? { "Content-Type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+      credentials: "omit",
+      cache: "no-store",
+    });
+    if (res.status === 204) return undefined as T;
+    const json = await res.json().catch(() => ({}));
+    if (!res.ok) throw new Problem(json.code ?? "other", res.status, json.detail ?? `HTTP ${res.status}`);
+    return json as T;
+  }
+
+  private say(text: string, error = false): void {
+    this.status.textContent = text;
+    this.status.classList.toggle("bo-error", error);
+  }
+
+  private signIn(): void {
+    this.root.dataset.view = "signin";
+    const input = h("input", { id: "bo-key", type: "password", autocomplete: "off", class: "bo-input", required: "" });
+    const form = h("form", { class: "bo-signin" }, h("label", { for: "bo-key" }, "Reviewer key"), input, h("button", { type: "submit", class: "bo-primary" }, "Sign in"));
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.key = input.value.trim();
+      sessionStorage.setItem(keyStore, this.key);
+      this.renderHeader();
+      void this.queue();
+    });
+    replace(this.main, h("h2", {}, "Sign in"), form);
+    input.focus();
+  }
+
+  private signOut(): void {
+    sessionStorage.removeItem(keyStore);
+    this.key = "";
+    location.reload();
+  }
+
+  private fail(e: unknown): void {
+    if (e instanceof Problem && (e.status === 401 || e.status === 403)) {
+      sessionStorage.removeItem(keyStore);
+      this.key = "";
+      this.renderHeader();
+      this.say("This key is not a reviewer key.", true);
+      this.signIn();
+      return;
+    }
+    this.say(e instanceof Error ? e.message : String(e), true);
+  }
+
+  private async queue(filter = "any"): Promise<void> {
+    this.current = null;
+    let q: { cases: Case[]; total: number };
+    try {
+      q = await this.call("GET", `/v1/review/cases?claimed=${encodeURIComponent(filter)}`);
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    this.root.dataset.view = "queue";
+    const select = h("select", { id: "bo-filter", class: "bo-input" });
+    for (const [v, label] of [["any", "All cases"], ["unclaimed", "Unclaimed"], ["mine", "Mine"]]) {
+      const o = h("option", { value: v }, label);
+      o.selected = v === filter;
+      select.append(o);
+    }
+    select.addEventListener("change", () => void this.queue(select.value));
+    const rows = q.cases.map((c) =>
+      h(
+        "tr",
+        { "data-session": c.session_id },
+        h("td", {}, button("bo-link bo-open", c.session_id, () => void this.open(c.session_id))),
+        h("td", {}, c.flow),
+        h("td", { class: c.age_seconds > 3600 ? "bo-late" : "" }, age(c.age_seconds)),
+        h("td", {}, c.reasons.map((r) => r.code).join(", ")),
+        h("td", {}, c.claimed_by ?? "—"),
+      ),
+    );
+    replace(
+      this.main,
+      h("h2", {}, `Queue (${q.total})`),
+      h("p", {}, h("label", { for: "bo-filter" }, "Show "), select, " ", button("bo-secondary", "Refresh", () => void this.queue(select.value))),
+      rows.length
+        ? h(
+            "table",
+            { class: "bo-table bo-queue" },
+            h("caption", {}, "Cases waiting for a decision, oldest first"),
+            h("thead", {}, h("tr", {}, ...["Session", "Flow", "Age", "Why", "Claimed by"].map((t) => h("th", { scope: "col" }, t)))),
+            h("tbody", {}, ...rows),
+          )
+        : h("p", { class: "bo-empty" }, "No case is waiting."),
+    );
+    this.say(`${q.total} case(s) in review.`);
+  }
+
+  private async open(id: string): Promise<void> {
+    let d: CaseDetail;
+    try {
+      d = await this.call("GET", `/v1/review/cases/${encodeURIComponent(id)}`);
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    this.current = d;
+    this.root.dataset.view = "case";
+    this.root.dataset.claimedBy = d.claimed_by ?? "";
+    const images = h("section", { class: "bo-images", "aria-label": "Pictures" });
+    for (const im of d.images) {
+      const img = h("img", { src: im.url, alt: `${im.step} picture`, class: "bo-img", tabindex: "0" });
+      const toggle = () => img.classList.toggle("bo-zoomed");
+      img.addEventListener("click", toggle);
+      img.addEventListener("keydown", (e) => {
+        if (e.key === "Enter" || e.key === " ") {
+          e.preventDefault();
+          toggle();
+        }
+      });
+      images.append(h("figure", {}, img, h("figcaption", {}, `${im.step} (click to zoom)`)));
+    }
+    if (!d.images.length) images.append(h("p", {}, "No pictures (erased or none captured)."));
+
+    const reason = h("input", { id: "bo-reason", class: "bo-input", value: "", placeholder: "e.g. live_person", pattern: "[a-z0-9_]{1,64}" });
+    const note = h("textarea", { id: "bo-note", class: "bo-input", rows: "3", maxlength: "2000" });
+    const decide = h(
+      "section",
+      { class: "bo-decide", "aria-label": "Decision" },
+      h("h3", {}, "Decision"),
+      d.decision
+        ? h("p", { class: "bo-decided" }, `${d.decision.outcome} by ${d.decision.reviewer_id} (${d.decision.reason_code})${d.decision.note ? ": " + d.decision.note : ""}`)
+        : h(
+            "div",
+            {},
+            h("p", {}, d.claimed_by ? `Claimed by ${d.claimed_by} until ${d.claim_expires_at}` : "Not claimed."),
+            h("div", { class: "bo-actions" }, button("bo-secondary bo-claim", "Claim (c)", () => void this.act("claim")), button("bo-secondary bo-release", "Release", () => void this.act("release"))),
+            h("label", { for: "bo-reason" }, "Reason code"),
+            reason,
+            h("label", { for: "bo-note" }, "Note (seen by reviewers only)"),
+            note,
+            h("div", { class: "bo-actions" }, button("bo-primary bo-approve", "Approve (a)", () => void this.decide("verified")), button("bo-danger bo-reject", "Reject (r)", () => void this.decide("rejected"))),
+          ),
+    );
+    replace(
+      this.main,
+      h("p", {}, button("bo-link bo-back", "← Queue (Esc)", () => void this.queue())),
+      h("h2", {}, `Case ${d.session_id}`),
+      h("p", {}, `${d.flow} · in review for ${age(d.age_seconds)} · policy ${d.policy_version} · ${d.reasons.map((r) => r.message).join(" ")}`),
+      h("div", { class: "bo-grid" }, images, h("div", {}, sourcesTable(d.sources), checksTable(d.session.checks), decide, historyList(d.history))),
+    );
+    (this.main as HTMLElement).focus();
+  }
+
+  private async act(what: "claim" | "release"): Promise<void> {
+    const d = this.current;
+    if (!d) return;
+    try {
+      await this.call("POST", `/v1/review/cases/${encodeURIComponent(d.session_id)}/${what}`);
+      this.say(what === "claim" ? "Claimed." : "Released.");
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    await this.open(d.session_id);
+  }
+
+  private async decide(outcome: "verified" | "rejected"): Promise<void> {
+    const d = this.current;
+    if (!d) return;
+    const reason = (document.getElementById("bo-reason") as HTMLInputElement | null)?.value.trim() || (outcome === "verified" ? "approved" : "rejected");
+    const note = (document.getElementById("bo-note") as HTMLTextAreaElement | null)?.value.trim();
+    try {
+      const r = await this.call<{ status: string }>("POST", `/v1/review/cases/${encodeURIComponent(d.session_id)}/decision`, {
+        outcome,
+        reason_code: reason,
+        ...(note ? { note } : {}),
+      });
+      this.say(`Decided: the session is ${r.status}.`);
+      this.root.dataset.decided = r.status;
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    await this.open(d.session_id);
+  }
+
+  private shortcut(e: KeyboardEvent): void {
+    const t = e.target as HTMLElement | null;
+    if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT")) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (this.current && !this.current.decision) {
+      if (e.key === "a") void this.decide("verified");
+      else if (e.key === "r") void this.decide("rejected");
+      else if (e.key === "c") void this.act("claim");
+    }
+    if (e.key === "Escape" && this.current) void this.queue();
+  }
+}
+
+function age(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
+  return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+}
+
+/**
+ * norm is a value as compared across sources: case, spaces, punctuation and diacritics
+ * aside (a machine readable zone spells NGUYỄN as NGUYEN).
+ */
+function norm(v: string): string {
+  return v
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .replace(/[đĐ]/g, "D")
+    .toUpperCase()
+    .replace(/[\s<.,-]+/g, " ")
+    .trim();
+}
+
+function sourcesTable(sources: CaseDetail["sources"]): HTMLElement {
+  if (!sources.length) return h("p", {}, "No data read yet.");
+  const names = [...new Set(sources.flatMap((s) => Object.keys(s.fields)))].sort();
+  const rows = names.map((n) => {
+    const values = sources.map((s) => s.fields[n] ?? "");
+    const distinct = new Set(values.filter(Boolean).map(norm));
+    const differ = distinct.size > 1;
+    return h(
+      "tr",
+      { class: differ ? "bo-differ" : "", "data-field": n },
+      h("th", { scope: "row" }, n, differ ? h("span", { class: "bo-flag" }, " ≠ sources disagree") : null),
+      ...values.map((v) => h("td", {}, v || "—")),
+    );
+  });
+  return h(
+    "table",
+    { class: "bo-table bo-sources" },
+    h("caption", {}, "What each source read"),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Field"), ...sources.map((s) => h("th", { scope: "col" }, s.source)))),
+    h("tbody", {}, ...rows),
+  );
+}
+
+function checksTable(checks: Check[]): HTMLElement {
+  const fmt = (v: number | null) => (v === null ? "—" : v.toFixed(3));
+  return h(
+    "table",
+    { class: "bo-table bo-checks" },
+    h("caption", {}, "Checks"),
+    h("thead", {}, h("tr", {}, ...["Check", "Status", "Score", "Threshold", "Reason"].map((t) => h("th", { scope: "col" }, t)))),
+    h(
+      "tbody",
+      {},
+      ...checks.map((c) =>
+        h("tr", { class: `bo-check-${c.status}` }, h("th", { scope: "row" }, c.name), h("td", {}, c.status), h("td", {}, fmt(c.score)), h("td", {}, fmt(c.threshold)), h("td", {}, c.reason_code ?? "")),
+      ),
+    ),
+  );
+}
+
+function historyList(history: CaseDetail["history"]): HTMLElement {
+  return h(
+    "section",
+    { class: "bo-history", "aria-label": "History" },
+    h("h3", {}, "History"),
+    h("ol", {}, ...history.map((a) => h("li", {}, `${a.at} ${a.kind}${a.reviewer_id ? " by " + a.reviewer_id : ""}${a.detail ? " (" + a.detail + ")" : ""}`))),
+  );
+}
+
+const mount = document.getElementById("backoffice");
+if (mount) new BackOffice(mount).start();
