@@ -291,7 +291,7 @@ func (s *Server) getCase(c *fiber.Ctx) error {
 	for _, a := range st.Review.Actions {
 		d.History = append(d.History, ReviewAction{Kind: a.Kind, ReviewerID: a.ReviewerID, At: readmodel.Timestamp(a.At), Detail: a.Detail})
 	}
-	d.Images = s.caseImages(c, st, r)
+	d.Images = s.caseImages(st, r)
 	d.Sources = caseSources(st)
 	if rd := st.Review.Decided; rd != nil {
 		d.Decision = &ReviewerDecision{ReviewerID: rd.ReviewerID, Outcome: rd.Outcome, ReasonCode: rd.ReasonCode, Note: rd.Note, DecidedAt: readmodel.Timestamp(rd.DecidedAt)}
@@ -332,7 +332,7 @@ func caseSources(st *schemas.SessionState) []ReviewSource {
 // caseImages are the case's captured pictures (each step's latest capture) with signed URLs
 // valid for ReviewImageTTL and for this reviewer only. An erased session has none (its
 // captures are gone from the state).
-func (s *Server) caseImages(c *fiber.Ctx, st *schemas.SessionState, r reviewer) []ReviewImage {
+func (s *Server) caseImages(st *schemas.SessionState, r reviewer) []ReviewImage {
 	exp := s.now().Add(ReviewImageTTL).Truncate(time.Second)
 	out := []ReviewImage{}
 	for _, cp := range st.Captures {
@@ -343,7 +343,9 @@ func (s *Server) caseImages(c *fiber.Ctx, st *schemas.SessionState, r reviewer) 
 			tok := s.signToken(tokenImage, st.Envelope.SessionID, r.tenant.ID, cp.CaptureID, b.Name, r.id, strconv.FormatInt(exp.Unix(), 10))
 			out = append(out, ReviewImage{
 				Step: cp.Step, CaptureID: cp.CaptureID, Name: b.Name, MediaType: b.MediaType,
-				URL: s.publicBase(c) + "/v1/review/images/" + tok, ExpiresAt: readmodel.Timestamp(exp),
+				// A path, not an address: the back office loads it from its own origin, whatever
+				// host the reviewer reached the edge by.
+				URL: "/v1/review/images/" + tok, ExpiresAt: readmodel.Timestamp(exp),
 			})
 		}
 	}
@@ -364,8 +366,8 @@ func (s *Server) caseImage(c *fiber.Ctx) error {
 	}
 	sessionID, tenantID, captureID, name, reviewerID := f[0], f[1], f[2], f[3], f[4]
 	t, ok := s.cfg.Tenants.Get(tenantID)
-	if !ok {
-		return errUnauthorized()
+	if !ok || !slices.ContainsFunc(t.Reviewers, func(r tenant.Reviewer) bool { return r.ID == reviewerID }) {
+		return errUnauthorized() // the tenant or the reviewer is gone
 	}
 	if err := s.rateLimit(t); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"testing"
 	"time"
 
@@ -236,11 +237,29 @@ func TestCaseImagesBehindSignedURLs(t *testing.T) {
 		t.Fatalf("images %+v", d.Images)
 	}
 	u, _ := url.Parse(d.Images[0].URL)
+	if u.Host != "" {
+		t.Errorf("image URL %s is not a path of the edge's own origin", d.Images[0].URL)
+	}
 	r := e.do("GET", u.Path, "", "", nil)
-	if r.status != 200 || r.header.Get("Content-Type") != "image/jpeg" || !bytes.Equal(r.body, jpegBytes(t)) || r.header.Get("Cache-Control") != "private, no-store" {
+	if r.status != 200 || r.header.Get("Content-Type") != "image/jpeg" || !bytes.Equal(r.body, jpegBytes(t)) || r.header.Get("Cache-Control") != "private, no-store" ||
+		r.header.Get("X-Content-Type-Options") != "nosniff" || r.header.Get("Content-Security-Policy") != "default-src 'none'; sandbox" {
 		t.Fatalf("image: %d %s", r.status, r.header)
 	}
 	expectProblem(t, e.do("GET", u.Path+"x", "", "", nil), 401, CodeUnauthorized)
+	// Only a case's images: not its video, not another tenant's capture, not with another
+	// kind of token, not for a reviewer who is gone.
+	exp := strconv.FormatInt(e.clock.Now().Add(time.Minute).Unix(), 10)
+	for name, tok := range map[string]string{
+		"video":          e.srv.signToken(tokenImage, id, "acme", "cap_1", "video", "ana", exp),
+		"other tenant":   e.srv.signToken(tokenImage, id, "beta", "cap_1", "image", "cuc", exp),
+		"other capture":  e.srv.signToken(tokenImage, id, "acme", "cap_2", "image", "ana", exp),
+		"sdk token kind": e.srv.signToken(tokenSDK, id, "acme", exp, "x", "ana", exp),
+		"gone reviewer":  e.srv.signToken(tokenImage, id, "acme", "cap_1", "image", "dao", exp),
+	} {
+		if r := e.do("GET", "/v1/review/images/"+tok, "", "", nil); r.status != 404 && r.status != 401 {
+			t.Errorf("%s: %d, want 404 or 401", name, r.status)
+		}
+	}
 	e.clock.Advance(ReviewImageTTL)
 	expectProblem(t, e.do("GET", u.Path, "", "", nil), 410, CodeLinkExpired)
 

@@ -466,7 +466,16 @@ func TestBackOfficeInBrowser(t *testing.T) {
 	b.accessible(t, "case")
 
 	b.run(t, "claim with c", 30*time.Second, chromedp.KeyEvent("c"), chromedp.WaitVisible(chromedp.CSS(`#backoffice[data-claimed-by="sandbox-reviewer"]`)))
-	b.run(t, "approve with a", 30*time.Second, chromedp.KeyEvent("a"), chromedp.WaitVisible(chromedp.CSS(`.bo-decided`)))
+	// Typing a reason with a's in it decides nothing; one press of a alone neither.
+	b.run(t, "type the reason", 30*time.Second, chromedp.SendKeys(chromedp.CSS("#bo-reason"), "a_real_face"), chromedp.Focus(chromedp.CSS("h2")), chromedp.KeyEvent("a"))
+	time.Sleep(time.Second)
+	if decided := eval[bool](t, b, `document.querySelector(".bo-decided") !== null`); decided {
+		t.Fatal("typing or a single a decided the case")
+	}
+	b.run(t, "approve with a a", 30*time.Second, chromedp.KeyEvent("a"), chromedp.WaitVisible(chromedp.CSS(`.bo-decided`)))
+	if txt := eval[string](t, b, `document.querySelector(".bo-decided").textContent`); !strings.Contains(txt, "a_real_face") {
+		t.Errorf("decision shown as %q, want the reason typed", txt)
+	}
 	b.screenshot(t, "03-decided")
 	got := c.waitStatus(id, "verified", "rejected")
 	if dec, _ := got["decision"].(map[string]any); got["status"] != "verified" || dec["decided_by"] != "reviewer" {

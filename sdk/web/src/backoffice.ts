@@ -1,8 +1,9 @@
 // The reviewers' back office (GET /v1/review/ui on the edge): the review queue, a case with
 // its pictures (zoomable) next to the data each source read (disagreements marked), every
 // check with its score and threshold, the case's history, and the decision, with keyboard
-// shortcuts (a approve, r reject, c claim, Escape back to the queue). It calls the review
-// API with the reviewer's key, which it keeps for the tab only (sessionStorage).
+// shortcuts (c claim; a approve and r reject, each pressed twice to confirm; Escape back to
+// the queue), which a checkbox turns off (WCAG 2.1.4). It calls the review API with the
+// reviewer's key, which it keeps for the tab only (sessionStorage).
 
 import { button, h, replace } from "./dom";
 
@@ -50,6 +51,7 @@ class Problem extends Error {
 }
 
 const keyStore = "idstream.reviewer_key";
+const shortcutsStore = "idstream.shortcuts";
 
 class BackOffice {
   private key = sessionStorage.getItem(keyStore) ?? "";
@@ -57,10 +59,13 @@ class BackOffice {
   private readonly status: HTMLElement;
   private readonly header: HTMLElement;
   private current: CaseDetail | null = null;
+  private busy = false; // one action at a time: a repeated key or click waits for the first
+  private armed: { key: string; until: number } | null = null; // a/r pressed once
+  private shortcuts = sessionStorage.getItem(shortcutsStore) !== "off";
   private readonly onKey = (e: KeyboardEvent) => this.shortcut(e);
 
   constructor(private readonly root: HTMLElement) {
-    this.main = h("main", { class: "bo-main", tabindex: "-1" });
+    this.main = h("main", { class: "bo-main", "aria-label": "Review" });
     this.status = h("p", { class: "bo-status", role: "status", "aria-live": "polite" });
     this.header = h("header", { class: "bo-header" });
     root.replaceChildren(this.header, this.status, this.main);
@@ -69,7 +74,19 @@ class BackOffice {
   }
 
   private renderHeader(): void {
-    replace(this.header, h("h1", {}, "idstream review"), this.key ? button("bo-secondary bo-signout", "Sign out", () => this.signOut()) : null);
+    const toggle = h("input", { id: "bo-shortcuts", type: "checkbox" });
+    toggle.checked = this.shortcuts;
+    toggle.addEventListener("change", () => {
+      this.shortcuts = toggle.checked;
+      sessionStorage.setItem(shortcutsStore, toggle.checked ? "on" : "off");
+    });
+    replace(
+      this.header,
+      h("h1", {}, "idstream review"),
+      this.key
+        ? h("div", { class: "bo-actions" }, h("label", { for: "bo-shortcuts" }, toggle, " Keyboard shortcuts"), button("bo-secondary bo-signout", "Sign out", () => this.signOut()))
+        : null,
+    );
   }
 
   start(): void {
@@ -97,6 +114,7 @@ class BackOffice {
   }
 
   private signIn(): void {
+    this.current = null;
     this.root.dataset.view = "signin";
     const input = h("input", { id: "bo-key", type: "password", autocomplete: "off", class: "bo-input", required: "" });
     const form = h("form", { class: "bo-signin" }, h("label", { for: "bo-key" }, "Reviewer key"), input, h("button", { type: "submit", class: "bo-primary" }, "Sign in"));
@@ -118,6 +136,13 @@ class BackOffice {
   }
 
   private fail(e: unknown): void {
+    if (e instanceof Problem && this.current && (e.status === 409 || e.status === 404)) {
+      // The case moved on (claimed by another, decided, erased): show it as it is now.
+      const id = this.current.session_id;
+      this.say(e.message, true);
+      void (e.status === 409 ? this.open(id) : this.queue());
+      return;
+    }
     if (e instanceof Problem && (e.status === 401 || e.status === 403)) {
       sessionStorage.removeItem(keyStore);
       this.key = "";
@@ -157,9 +182,10 @@ class BackOffice {
         h("td", {}, c.claimed_by ?? "—"),
       ),
     );
+    const heading = h("h2", { tabindex: "-1" }, `Queue (${q.total})`);
     replace(
       this.main,
-      h("h2", {}, `Queue (${q.total})`),
+      heading,
       h("p", {}, h("label", { for: "bo-filter" }, "Show "), select, " ", button("bo-secondary", "Refresh", () => void this.queue(select.value))),
       rows.length
         ? h(
@@ -172,6 +198,7 @@ class BackOffice {
         : h("p", { class: "bo-empty" }, "No case is waiting."),
     );
     this.say(`${q.total} case(s) in review.`);
+    heading.focus();
   }
 
   private async open(id: string): Promise<void> {
@@ -183,21 +210,19 @@ class BackOffice {
       return;
     }
     this.current = d;
+    this.armed = null;
     this.root.dataset.view = "case";
     this.root.dataset.claimedBy = d.claimed_by ?? "";
     const images = h("section", { class: "bo-images", "aria-label": "Pictures" });
-    for (const im of d.images) {
-      const img = h("img", { src: im.url, alt: `${im.step} picture`, class: "bo-img", tabindex: "0" });
-      const toggle = () => img.classList.toggle("bo-zoomed");
-      img.addEventListener("click", toggle);
-      img.addEventListener("keydown", (e) => {
-        if (e.key === "Enter" || e.key === " ") {
-          e.preventDefault();
-          toggle();
-        }
+    d.images.forEach((im, i) => {
+      const img = h("img", { src: im.url, alt: `${im.step}, picture ${i + 1} of ${d.images.length}`, class: "bo-img" });
+      const zoom = h("button", { type: "button", class: "bo-zoom", "aria-pressed": "false" }, img);
+      zoom.addEventListener("click", () => {
+        const on = img.classList.toggle("bo-zoomed");
+        zoom.setAttribute("aria-pressed", String(on));
       });
-      images.append(h("figure", {}, img, h("figcaption", {}, `${im.step} (click to zoom)`)));
-    }
+      images.append(h("figure", {}, zoom, h("figcaption", {}, `${im.step} (press to zoom)`)));
+    });
     if (!d.images.length) images.append(h("p", {}, "No pictures (erased or none captured)."));
 
     const reason = h("input", { id: "bo-reason", class: "bo-input", value: "", placeholder: "e.g. live_person", pattern: "[a-z0-9_]{1,64}" });
@@ -217,35 +242,40 @@ class BackOffice {
             reason,
             h("label", { for: "bo-note" }, "Note (seen by reviewers only)"),
             note,
-            h("div", { class: "bo-actions" }, button("bo-primary bo-approve", "Approve (a)", () => void this.decide("verified")), button("bo-danger bo-reject", "Reject (r)", () => void this.decide("rejected"))),
+            h("div", { class: "bo-actions" }, button("bo-primary bo-approve", "Approve (a a)", () => void this.decide("verified")), button("bo-danger bo-reject", "Reject (r r)", () => void this.decide("rejected"))),
           ),
     );
+    const heading = h("h2", { tabindex: "-1" }, `Case ${d.session_id}`);
     replace(
       this.main,
       h("p", {}, button("bo-link bo-back", "← Queue (Esc)", () => void this.queue())),
-      h("h2", {}, `Case ${d.session_id}`),
+      heading,
       h("p", {}, `${d.flow} · in review for ${age(d.age_seconds)} · policy ${d.policy_version} · ${d.reasons.map((r) => r.message).join(" ")}`),
-      h("div", { class: "bo-grid" }, images, h("div", {}, sourcesTable(d.sources), checksTable(d.session.checks), decide, historyList(d.history))),
+      h("div", { class: "bo-grid" }, images, h("div", {}, decide, sourcesTable(d.sources), checksTable(d.session.checks), historyList(d.history))),
     );
-    (this.main as HTMLElement).focus();
+    heading.focus();
   }
 
   private async act(what: "claim" | "release"): Promise<void> {
     const d = this.current;
-    if (!d) return;
+    if (!d || this.busy) return;
+    this.busy = true;
     try {
-      await this.call("POST", `/v1/review/cases/${encodeURIComponent(d.session_id)}/${what}`);
-      this.say(what === "claim" ? "Claimed." : "Released.");
+      const r = await this.call<{ status?: string } | undefined>("POST", `/v1/review/cases/${encodeURIComponent(d.session_id)}/${what}`);
+      this.say(r?.status === "recorded" ? "Sent; not confirmed yet: look again in a moment." : what === "claim" ? "Claimed." : "Released.");
     } catch (e) {
       this.fail(e);
       return;
+    } finally {
+      this.busy = false;
     }
     await this.open(d.session_id);
   }
 
   private async decide(outcome: "verified" | "rejected"): Promise<void> {
     const d = this.current;
-    if (!d) return;
+    if (!d || this.busy || d.decision) return;
+    this.busy = true;
     const reason = (document.getElementById("bo-reason") as HTMLInputElement | null)?.value.trim() || (outcome === "verified" ? "approved" : "rejected");
     const note = (document.getElementById("bo-note") as HTMLTextAreaElement | null)?.value.trim();
     try {
@@ -254,25 +284,40 @@ class BackOffice {
         reason_code: reason,
         ...(note ? { note } : {}),
       });
-      this.say(`Decided: the session is ${r.status}.`);
+      this.say(r.status === "recorded" ? "Sent; not confirmed yet: look again in a moment." : `Decided: the session is ${r.status}.`);
       this.root.dataset.decided = r.status;
     } catch (e) {
       this.fail(e);
       return;
+    } finally {
+      this.busy = false;
     }
     await this.open(d.session_id);
   }
 
   private shortcut(e: KeyboardEvent): void {
     const t = e.target as HTMLElement | null;
-    if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT")) return;
-    if (e.ctrlKey || e.metaKey || e.altKey) return;
-    if (this.current && !this.current.decision) {
-      if (e.key === "a") void this.decide("verified");
-      else if (e.key === "r") void this.decide("rejected");
-      else if (e.key === "c") void this.act("claim");
+    if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable)) return;
+    if (e.ctrlKey || e.metaKey || e.altKey || e.repeat || e.isComposing || !this.shortcuts) return;
+    if (e.key === "Escape" && this.current) {
+      void this.queue();
+      return;
     }
-    if (e.key === "Escape" && this.current) void this.queue();
+    if (!this.current || this.current.decision) return;
+    if (e.key === "c") {
+      void this.act("claim");
+      return;
+    }
+    if (e.key !== "a" && e.key !== "r") return;
+    // A decision takes the same key twice within 3 s: one stray key press decides nothing.
+    const now = Date.now();
+    if (this.armed?.key === e.key && now < this.armed.until) {
+      this.armed = null;
+      void this.decide(e.key === "a" ? "verified" : "rejected");
+      return;
+    }
+    this.armed = { key: e.key, until: now + 3000 };
+    this.say(`Press ${e.key} again to ${e.key === "a" ? "approve" : "reject"} this case.`);
   }
 }
 
