@@ -1,9 +1,7 @@
 package edge
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"regexp"
 	"slices"
 	"strconv"
@@ -13,8 +11,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/idstream/idstream/edge/pages"
-	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/tenant"
 	"github.com/idstream/idstream/readmodel"
 	"github.com/idstream/idstream/schemas"
@@ -83,23 +79,6 @@ type ReviewSource struct {
 	Source string            `json:"source"`
 	Fields map[string]string `json:"fields"`
 }
-
-// ReviewImage is one captured picture of a case, behind a short-lived signed URL.
-type ReviewImage struct {
-	Step      string `json:"step"`
-	CaptureID string `json:"capture_id"`
-	Name      string `json:"name"`
-	MediaType string `json:"media_type"`
-	URL       string `json:"url"`
-	ExpiresAt string `json:"expires_at"`
-}
-
-// ReviewImageTTL is how long a case's image URLs are valid.
-const ReviewImageTTL = 5 * time.Minute
-
-// tokenImage is the kind of a signed image URL's token: session, tenant, capture, blob name,
-// reviewer, expiry.
-const tokenImage = "image"
 
 // ReviewerDecision is a reviewer's decision of a case.
 type ReviewerDecision struct {
@@ -327,99 +306,6 @@ func caseSources(st *schemas.SessionState) []ReviewSource {
 		}
 	}
 	return out
-}
-
-// caseImages are the case's captured pictures (each step's latest capture) with signed URLs
-// valid for ReviewImageTTL and for this reviewer only. An erased session has none (its
-// captures are gone from the state).
-func (s *Server) caseImages(st *schemas.SessionState, r reviewer) []ReviewImage {
-	exp := s.now().Add(ReviewImageTTL).Truncate(time.Second)
-	out := []ReviewImage{}
-	for _, cp := range st.Captures {
-		for _, b := range cp.Blobs {
-			if !strings.HasPrefix(b.MediaType, "image/") {
-				continue
-			}
-			tok := s.signToken(tokenImage, st.Envelope.SessionID, r.tenant.ID, cp.CaptureID, b.Name, r.id, strconv.FormatInt(exp.Unix(), 10))
-			out = append(out, ReviewImage{
-				Step: cp.Step, CaptureID: cp.CaptureID, Name: b.Name, MediaType: b.MediaType,
-				// A path, not an address: the back office loads it from its own origin, whatever
-				// host the reviewer reached the edge by.
-				URL: "/v1/review/images/" + tok, ExpiresAt: readmodel.Timestamp(exp),
-			})
-		}
-	}
-	return out
-}
-
-// caseImage serves one picture of a case by its signed URL (no other credential: an <img>
-// sends none). The URL expires; a session erased, or no longer holding that capture, is 404.
-// Every view is logged with the reviewer's id.
-func (s *Server) caseImage(c *fiber.Ctx) error {
-	f, ok := s.openToken(tokenImage, c.Params("token"), 6)
-	if !ok {
-		return errUnauthorized()
-	}
-	exp, ok := unixField(f[5])
-	if !ok || !s.now().Before(exp) {
-		return problem(fiber.StatusGone, CodeLinkExpired, "the image link has expired: open the case again")
-	}
-	sessionID, tenantID, captureID, name, reviewerID := f[0], f[1], f[2], f[3], f[4]
-	t, ok := s.cfg.Tenants.Get(tenantID)
-	if !ok || !slices.ContainsFunc(t.Reviewers, func(r tenant.Reviewer) bool { return r.ID == reviewerID }) {
-		return errUnauthorized() // the tenant or the reviewer is gone
-	}
-	if err := s.rateLimit(t); err != nil {
-		return err
-	}
-	st, found, err := s.cfg.Sessions.Get(c.UserContext(), sessionID)
-	if err != nil {
-		return errUnavailable()
-	}
-	if !found || st == nil || st.Envelope.TenantID != tenantID {
-		return problem(fiber.StatusNotFound, CodeNotFound, "no such image")
-	}
-	var ref *schemas.BlobRef
-	for i := range st.Captures {
-		if st.Captures[i].CaptureID != captureID {
-			continue
-		}
-		for j := range st.Captures[i].Blobs {
-			if b := &st.Captures[i].Blobs[j]; b.Name == name && strings.HasPrefix(b.MediaType, "image/") {
-				ref = b
-			}
-		}
-	}
-	if ref == nil {
-		return problem(fiber.StatusNotFound, CodeNotFound, "no such image")
-	}
-	data, err := s.cfg.Blobs.Get(c.UserContext(), ref.URI)
-	if errors.Is(err, blob.ErrNotFound) {
-		return problem(fiber.StatusNotFound, CodeNotFound, "no such image")
-	}
-	if err != nil {
-		s.log.Error("edge: read a case image", "request_id", requestID(c), "err", err)
-		return errUnavailable()
-	}
-	s.log.Info("review: image viewed", "request_id", requestID(c), "tenant_id", tenantID, "reviewer_id", reviewerID, "session_id", sessionID, "capture_id", captureID)
-	c.Set(fiber.HeaderCacheControl, "private, no-store")
-	c.Set("X-Content-Type-Options", "nosniff")
-	c.Set("Content-Security-Policy", "default-src 'none'; sandbox")
-	c.Set("Cross-Origin-Resource-Policy", "same-origin")
-	c.Set(fiber.HeaderContentType, ref.MediaType)
-	return c.Send(data)
-}
-
-// backOffice serves the reviewers' back office (its data comes from the review API, with
-// the reviewer's key the page asks for).
-func (s *Server) backOffice(c *fiber.Ctx) error {
-	setPageHeaders(c)
-	var b bytes.Buffer
-	if err := pages.RenderBackOffice(&b); err != nil {
-		return err
-	}
-	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
-	return c.Send(b.Bytes())
 }
 
 // claimCase answers POST /v1/review/cases/{id}/claim: the case is the caller's for
