@@ -402,34 +402,20 @@ class Flow {
     const app = h("a", { class: "ids-secondary ids-open-app", href: link.app_url, rel: "noreferrer noopener" }, this.t("action.open_on_phone"));
     this.show(`handoff:${step}`, "step.nfc", h("p", { class: "ids-intro" }, this.t("intro.nfc")), qr, h("p", { class: "ids-small" }, this.t("handoff.link"), " ", anchor), h("div", { class: "ids-actions" }, app));
     this.say(this.t("status.waiting_phone"));
-    const poll = async () => {
-      if (this.destroyed) return;
-      try {
-        const st = await this.client.status();
-        if (finalStatuses.includes(st.status)) {
-          this.finish(st.status);
-          return;
-        }
-        if (st.steps[step]?.status === "accepted") {
-          this.accepted.add(step);
-          this.emitStep(step, "accepted");
-          this.say(this.t("status.chip_done"));
-          this.next(st);
-          return;
-        }
-      } catch (e) {
-        if (isFatal(e)) {
-          this.fail(e);
-          return;
-        }
+    this.watch(2000, false, (st) => {
+      if (st?.steps[step]?.status === "accepted") {
+        this.accepted.add(step);
+        this.emitStep(step, "accepted");
+        this.say(this.t("status.chip_done"));
+        this.next(st);
+        return true;
       }
       if (Date.now() >= renewAt) {
         void this.handoff(step);
-        return;
+        return true;
       }
-      this.later(() => void poll(), 2000);
-    };
-    this.later(() => void poll(), 2000);
+      return false;
+    });
   }
 
   /** processing waits for the decision after the last step. */
@@ -437,10 +423,20 @@ class Flow {
     this.setProgress(this.steps.length);
     this.show("processing", "status.processing", h("div", { class: "ids-spinner", "aria-hidden": "true" }));
     this.say(this.t("status.processing"));
+    this.watch(1500, true, () => false);
+  }
+
+  /**
+   * watch reads the session every interval ms (at once too when now), ends the UI on a final
+   * status or a fatal error, and otherwise asks then whether it is done (st is undefined
+   * after a read that failed for a passing reason).
+   */
+  private watch(interval: number, now: boolean, then: (st?: SessionStatus) => boolean): void {
     const poll = async () => {
       if (this.destroyed) return;
+      let st: SessionStatus | undefined;
       try {
-        const st = await this.client.status();
+        st = await this.client.status();
         if (finalStatuses.includes(st.status)) {
           this.finish(st.status);
           return;
@@ -451,9 +447,10 @@ class Flow {
           return;
         }
       }
-      this.later(() => void poll(), 1500);
+      if (!then(st)) this.later(() => void poll(), interval);
     };
-    void poll();
+    if (now) void poll();
+    else this.later(() => void poll(), interval);
   }
 
   private finish(status: string): void {
