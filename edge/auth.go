@@ -39,22 +39,43 @@ func (s *Server) authenticate(c *fiber.Ctx, allowSDK bool) (principal, error) {
 	if cred == "" {
 		return principal{}, errUnauthorized()
 	}
-	var p principal
 	if t, ok := s.cfg.Tenants.ByAPIKey(cred); ok {
-		p = principal{tenant: t}
-	} else if sessID, tenantID, exp, ok := s.verifySDKToken(cred); ok && allowSDK {
-		t, ok := s.cfg.Tenants.Get(tenantID)
-		if !ok {
-			return principal{}, errUnauthorized()
+		if err := s.rateLimit(t); err != nil {
+			return principal{}, err
 		}
-		p = principal{tenant: t, sdkSessID: sessID, sdkExpiry: exp}
-	} else {
+		return principal{tenant: t}, nil
+	}
+	if !allowSDK {
 		return principal{}, errUnauthorized()
 	}
-	if err := s.rateLimit(p.tenant); err != nil {
+	return s.sdkPrincipal(cred)
+}
+
+// sdkPrincipal resolves an sdk_token (a bearer, or the capture page's query) to the
+// principal of its session, and applies the tenant's rate limit. Invalid → 401.
+func (s *Server) sdkPrincipal(tok string) (principal, error) {
+	sessID, tenantID, exp, ok := s.verifySDKToken(tok)
+	if !ok {
+		return principal{}, errUnauthorized()
+	}
+	t, err := s.limitedTenant(tenantID)
+	if err != nil {
 		return principal{}, err
 	}
-	return p, nil
+	return principal{tenant: t, sdkSessID: sessID, sdkExpiry: exp}, nil
+}
+
+// limitedTenant returns the tenant a token names, its rate limit applied: 401 when the
+// tenant is gone, 429 over its limit.
+func (s *Server) limitedTenant(id string) (*tenant.Tenant, error) {
+	t, ok := s.cfg.Tenants.Get(id)
+	if !ok {
+		return nil, errUnauthorized()
+	}
+	if err := s.rateLimit(t); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // authenticateAdmin resolves an admin key. A valid API key, sdk_token or reviewer key →
@@ -183,11 +204,8 @@ func (s *Server) handoffPrincipal(tok string) (principal, error) {
 	if !ok1 || !ok2 || !s.now().Before(linkExp) {
 		return principal{}, errUnauthorized()
 	}
-	t, ok := s.cfg.Tenants.Get(f[1])
-	if !ok {
-		return principal{}, errUnauthorized()
-	}
-	if err := s.rateLimit(t); err != nil {
+	t, err := s.limitedTenant(f[1])
+	if err != nil {
 		return principal{}, err
 	}
 	return principal{tenant: t, sdkSessID: f[0], sdkExpiry: sessExp, handoff: true}, nil

@@ -104,18 +104,10 @@ func (s *Server) pageError(c *fiber.Ctx, err error, locale string) error {
 func (s *Server) capturePage(c *fiber.Ctx) error {
 	setPageHeaders(c)
 	locale := pages.Locale(c.Query("locale"))
-	sessID, tenantID, exp, ok := s.verifySDKToken(c.Query("token"))
-	if !ok {
-		return s.pageError(c, errUnauthorized(), locale)
-	}
-	t, ok := s.cfg.Tenants.Get(tenantID)
-	if !ok {
-		return s.pageError(c, errUnauthorized(), locale)
-	}
-	if err := s.rateLimit(t); err != nil {
+	p, err := s.sdkPrincipal(c.Query("token"))
+	if err != nil {
 		return s.pageError(c, err, locale)
 	}
-	p := principal{tenant: t, sdkSessID: sessID, sdkExpiry: exp}
 	st, err := s.loadSession(c, p)
 	if err != nil {
 		return s.pageError(c, err, locale)
@@ -128,8 +120,8 @@ func (s *Server) capturePage(c *fiber.Ctx) error {
 	}
 	var b bytes.Buffer
 	err = pages.RenderCapture(&b, pages.Capture{
-		Locale: locale, SessionID: sessID, Token: c.Query("token"),
-		Nonce: base64.StdEncoding.EncodeToString(s.sessionNonce(sessID)), Steps: st.Steps,
+		Locale: locale, SessionID: p.sdkSessID, Token: c.Query("token"),
+		Nonce: base64.StdEncoding.EncodeToString(s.sessionNonce(p.sdkSessID)), Steps: st.Steps,
 	})
 	if err != nil {
 		return err

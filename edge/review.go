@@ -96,25 +96,32 @@ type ReviewBacklog interface {
 }
 
 // registerReviewBacklog exports the review backlog: idstream_review_cases (sessions in
-// review, all tenants) and idstream_review_oldest_case_age_seconds (0 when none), read at
-// scrape time.
+// review, all tenants) and idstream_review_oldest_case_age_seconds (0 when none), both from
+// one read of the backlog at scrape time.
 func registerReviewBacklog(reg prometheus.Registerer, b ReviewBacklog, now func() time.Time) error {
-	for _, g := range []prometheus.Collector{
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "idstream_review_cases", Help: "Sessions in human review, waiting for a reviewer's decision."},
-			func() float64 { n, _ := b.ReviewBacklog(); return float64(n) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "idstream_review_oldest_case_age_seconds", Help: "Age of the oldest session in review (0 when none)."},
-			func() float64 {
-				if _, oldest := b.ReviewBacklog(); !oldest.IsZero() {
-					return now().Sub(oldest).Seconds()
-				}
-				return 0
-			}),
-	} {
-		if err := reg.Register(g); err != nil {
-			return err
-		}
+	return reg.Register(&reviewBacklogCollector{
+		backlog: b, now: now,
+		cases:  prometheus.NewDesc("idstream_review_cases", "Sessions in human review, waiting for a reviewer's decision.", nil, nil),
+		oldest: prometheus.NewDesc("idstream_review_oldest_case_age_seconds", "Age of the oldest session in review (0 when none).", nil, nil),
+	})
+}
+
+type reviewBacklogCollector struct {
+	backlog       ReviewBacklog
+	now           func() time.Time
+	cases, oldest *prometheus.Desc
+}
+
+func (r *reviewBacklogCollector) Describe(ch chan<- *prometheus.Desc) { ch <- r.cases; ch <- r.oldest }
+
+func (r *reviewBacklogCollector) Collect(ch chan<- prometheus.Metric) {
+	n, oldest := r.backlog.ReviewBacklog()
+	age := 0.0
+	if !oldest.IsZero() {
+		age = r.now().Sub(oldest).Seconds()
 	}
-	return nil
+	ch <- prometheus.MustNewConstMetric(r.cases, prometheus.GaugeValue, float64(n))
+	ch <- prometheus.MustNewConstMetric(r.oldest, prometheus.GaugeValue, age)
 }
 
 // ReviewIndex is optionally implemented by a Sessions view: the tenant's sessions in review
@@ -312,7 +319,11 @@ func caseSources(st *schemas.SessionState) []ReviewSource {
 // ReviewClaimTTL (claiming it again renews it); 409 case_claimed while another reviewer
 // holds it, case_decided once decided.
 func (s *Server) claimCase(c *fiber.Ctx) error {
-	r, st, err := s.actionableCase(c, false)
+	r, err := s.authenticateReviewer(c)
+	if err != nil {
+		return err
+	}
+	st, err := s.actionableCase(c, r, false)
 	if err != nil {
 		return err
 	}
@@ -328,7 +339,11 @@ func (s *Server) claimCase(c *fiber.Ctx) error {
 // releaseCase answers POST /v1/review/cases/{id}/release: 204 once the caller's claim is
 // given back; 409 case_not_claimed when the caller holds none.
 func (s *Server) releaseCase(c *fiber.Ctx) error {
-	r, st, err := s.actionableCase(c, true)
+	r, err := s.authenticateReviewer(c)
+	if err != nil {
+		return err
+	}
+	st, err := s.actionableCase(c, r, true)
 	if err != nil {
 		return err
 	}
@@ -368,11 +383,8 @@ func (s *Server) decideCase(c *fiber.Ctx) error {
 	if err := checkText("note", req.Note, 2000); err != nil {
 		return err
 	}
-	st, err := s.reviewCase(c, r)
+	st, err := s.actionableCase(c, r, true)
 	if err != nil {
-		return err
-	}
-	if err := s.caseOpen(st, r, true); err != nil {
 		return err
 	}
 	env := s.envelope(st.Envelope.SessionID, r.tenant.ID)
@@ -395,18 +407,13 @@ func (s *Server) decideCase(c *fiber.Ctx) error {
 
 var reasonCodePattern = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
 
-// actionableCase authenticates the reviewer and loads the case of the path, refused as
-// caseOpen says.
-func (s *Server) actionableCase(c *fiber.Ctx, mustHold bool) (reviewer, *schemas.SessionState, error) {
-	r, err := s.authenticateReviewer(c)
-	if err != nil {
-		return r, nil, err
-	}
+// actionableCase loads the case of the path for r, refused as caseOpen says.
+func (s *Server) actionableCase(c *fiber.Ctx, r reviewer, mustHold bool) (*schemas.SessionState, error) {
 	st, err := s.reviewCase(c, r)
 	if err != nil {
-		return r, nil, err
+		return nil, err
 	}
-	return r, st, s.caseOpen(st, r, mustHold)
+	return st, s.caseOpen(st, r, mustHold)
 }
 
 // caseOpen refuses an action on a case that cannot take it: decided (409 case_decided),
@@ -471,18 +478,19 @@ func (s *Server) reviewAction(c *fiber.Ctx, ev schemas.ReviewEvent) (*schemas.Se
 	return st, nil
 }
 
-// refusal is the problem of an action the session group refused, from its logged reason.
+// refusal is the problem of an action the session group refused, from the code its detail
+// starts with (schemas.ReviewRefused*).
 func refusal(detail *string) error {
-	why := ""
+	var code string
 	if detail != nil {
-		why = *detail
+		code, _, _ = strings.Cut(*detail, ":")
 	}
-	switch {
-	case strings.Contains(why, "held by"):
+	switch code {
+	case schemas.ReviewRefusedClaimed:
 		return problem(fiber.StatusConflict, CodeCaseClaimed, "another reviewer claimed the case first")
-	case strings.Contains(why, "is decided"):
+	case schemas.ReviewRefusedDecided:
 		return problem(fiber.StatusConflict, CodeCaseDecided, "the case is decided")
-	case strings.Contains(why, "outcome"):
+	case schemas.ReviewRefusedOutcome:
 		return invalidRequest("outcome must be verified or rejected")
 	}
 	return errNotClaimed()

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/idstream/idstream/internal/tenant"
 	"github.com/idstream/idstream/processors/session"
 	"github.com/idstream/idstream/schemas"
@@ -272,4 +274,35 @@ func TestCaseImagesBehindSignedURLs(t *testing.T) {
 	delete(e.sessions.m, id)
 	e.sessions.mu.Unlock()
 	expectProblem(t, e.do("GET", u.Path, "", "", nil), 404, CodeNotFound)
+}
+
+type fixedBacklog struct {
+	n      int
+	oldest time.Time
+}
+
+func (f fixedBacklog) ReviewBacklog() (int, time.Time) { return f.n, f.oldest }
+
+func TestReviewBacklogMetrics(t *testing.T) {
+	now := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		b         fixedBacklog
+		cases, ag float64
+	}{{fixedBacklog{3, now.Add(-90 * time.Second)}, 3, 90}, {fixedBacklog{}, 0, 0}} {
+		reg := prometheus.NewRegistry()
+		if err := registerReviewBacklog(reg, tc.b, func() time.Time { return now }); err != nil {
+			t.Fatal(err)
+		}
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]float64{}
+		for _, mf := range mfs {
+			got[mf.GetName()] = mf.GetMetric()[0].GetGauge().GetValue()
+		}
+		if got["idstream_review_cases"] != tc.cases || got["idstream_review_oldest_case_age_seconds"] != tc.ag {
+			t.Errorf("metrics %v, want cases %v age %v", got, tc.cases, tc.ag)
+		}
+	}
 }

@@ -103,10 +103,28 @@ func (v *States) indexReview(key string, b []byte) {
 // InReview returns the states of a tenant's sessions in review (schemas.StatusReview), in
 // no order; it decodes only those, not every session of the view.
 func (v *States) InReview(tenantID string) []*schemas.SessionState {
+	return v.reviewStates(func(t string) bool { return t == tenantID })
+}
+
+// ReviewBacklog returns how many sessions are in review and when the oldest was opened (the
+// zero time when none is).
+func (v *States) ReviewBacklog() (int, time.Time) {
+	states := v.reviewStates(func(string) bool { return true })
+	var oldest time.Time
+	for _, st := range states {
+		if st.Review != nil && (oldest.IsZero() || st.Review.OpenedAt.Before(oldest)) {
+			oldest = st.Review.OpenedAt
+		}
+	}
+	return len(states), oldest
+}
+
+// reviewStates decodes the indexed sessions in review of the tenants keep accepts.
+func (v *States) reviewStates(keep func(tenantID string) bool) []*schemas.SessionState {
 	v.mu.Lock()
 	var ids []string
 	for id, t := range v.inReview {
-		if t == tenantID {
+		if keep(t) {
 			ids = append(ids, id)
 		}
 	}
@@ -120,26 +138,6 @@ func (v *States) InReview(tenantID string) []*schemas.SessionState {
 		}
 	}
 	return out
-}
-
-// ReviewBacklog returns how many sessions are in review and when the oldest was opened (the
-// zero time when none is).
-func (v *States) ReviewBacklog() (int, time.Time) {
-	v.mu.Lock()
-	ids := make([]string, 0, len(v.inReview))
-	for id := range v.inReview {
-		ids = append(ids, id)
-	}
-	v.mu.Unlock()
-	var oldest time.Time
-	for _, id := range ids {
-		if b, ok := v.view.Get(id); ok {
-			if st, err := v.decode(b); err == nil && st.Review != nil && (oldest.IsZero() || st.Review.OpenedAt.Before(oldest)) {
-				oldest = st.Review.OpenedAt
-			}
-		}
-	}
-	return len(ids), oldest
 }
 
 // noteErasedLocked remembers, for provisionalTTL, that key's state was tombstoned.

@@ -428,6 +428,15 @@ const (
 	ReviewActionRefused  = "refused"
 )
 
+// Why the session group refused a review action: the code a refused ReviewAction's detail
+// starts with ("<code>: <words>"), which the edge answers as the problem of the same name.
+const (
+	ReviewRefusedClaimed    = "case_claimed"     // another reviewer holds an unexpired claim
+	ReviewRefusedDecided    = "case_decided"     // the case is decided
+	ReviewRefusedNotClaimed = "case_not_claimed" // the reviewer holds no unexpired claim
+	ReviewRefusedOutcome    = "invalid_outcome"  // a decision's outcome is not verified or rejected
+)
+
 // ReviewAction is one action on a case (ReviewState.Actions).
 type ReviewAction struct {
 	Kind       string    `avro:"kind"` // opened | claimed | released | decided | refused

@@ -38,8 +38,8 @@ func foldReview(st *schemas.SessionState, ev *schemas.ReviewEvent) (*schemas.Ses
 		return st, false // not in review (decided, expired, erased): nothing to act on
 	case ev.Claimed != nil:
 		r := ev.Claimed.ReviewerID
-		if why := claimRefusal(st.Review, r, at); why != "" {
-			return refuse(st, ev.Envelope, r, "claim: "+why)
+		if code, why := claimRefusal(st.Review, r, at); code != "" {
+			return refuse(st, ev.Envelope, r, code, "claim: "+why)
 		}
 		until := ev.Claimed.Until
 		return act(st, ev.Envelope, func(rv *schemas.ReviewState) {
@@ -49,7 +49,7 @@ func foldReview(st *schemas.SessionState, ev *schemas.ReviewEvent) (*schemas.Ses
 	case ev.Released != nil:
 		r := ev.Released.ReviewerID
 		if !holds(st.Review, r, at) {
-			return refuse(st, ev.Envelope, r, "release: the case is not claimed by this reviewer")
+			return refuse(st, ev.Envelope, r, schemas.ReviewRefusedNotClaimed, "release: the case is not claimed by this reviewer")
 		}
 		return act(st, ev.Envelope, func(rv *schemas.ReviewState) {
 			rv.ClaimedBy, rv.ClaimExpiresAt = nil, nil
@@ -59,11 +59,11 @@ func foldReview(st *schemas.SessionState, ev *schemas.ReviewEvent) (*schemas.Ses
 		d := ev.Decided
 		switch {
 		case st.Review.Decided != nil:
-			return refuse(st, ev.Envelope, d.ReviewerID, "decide: the case is decided")
+			return refuse(st, ev.Envelope, d.ReviewerID, schemas.ReviewRefusedDecided, "decide: the case is decided")
 		case !holds(st.Review, d.ReviewerID, at):
-			return refuse(st, ev.Envelope, d.ReviewerID, "decide: the case is not claimed by this reviewer")
+			return refuse(st, ev.Envelope, d.ReviewerID, schemas.ReviewRefusedNotClaimed, "decide: the case is not claimed by this reviewer")
 		case d.Outcome != schemas.StatusVerified && d.Outcome != schemas.StatusRejected:
-			return refuse(st, ev.Envelope, d.ReviewerID, "decide: outcome must be verified or rejected")
+			return refuse(st, ev.Envelope, d.ReviewerID, schemas.ReviewRefusedOutcome, "decide: outcome must be verified or rejected")
 		}
 		return act(st, ev.Envelope, func(rv *schemas.ReviewState) {
 			rv.Decided = &schemas.ReviewDecision{ReviewerID: d.ReviewerID, Outcome: d.Outcome, ReasonCode: d.ReasonCode, Note: d.Note, DecidedAt: at}
@@ -73,15 +73,16 @@ func foldReview(st *schemas.SessionState, ev *schemas.ReviewEvent) (*schemas.Ses
 	return st, false
 }
 
-// claimRefusal says why reviewer may not claim the case at t, or "" when they may.
-func claimRefusal(rv *schemas.ReviewState, reviewer string, t time.Time) string {
+// claimRefusal says why reviewer may not claim the case at t (a schemas.ReviewRefused*
+// code and words), or "" when they may.
+func claimRefusal(rv *schemas.ReviewState, reviewer string, t time.Time) (code, why string) {
 	switch {
 	case rv.Decided != nil:
-		return "the case is decided"
+		return schemas.ReviewRefusedDecided, "the case is decided"
 	case rv.ClaimedBy != nil && *rv.ClaimedBy != reviewer && rv.ClaimExpiresAt != nil && t.Before(*rv.ClaimExpiresAt):
-		return fmt.Sprintf("held by %s", *rv.ClaimedBy)
+		return schemas.ReviewRefusedClaimed, fmt.Sprintf("held by %s", *rv.ClaimedBy)
 	}
-	return ""
+	return "", ""
 }
 
 // holds reports whether reviewer holds an unexpired claim on the case at t.
@@ -98,10 +99,10 @@ func act(st *schemas.SessionState, env schemas.Envelope, change func(*schemas.Re
 	return touch(next, env), true
 }
 
-// refuse records a refused action in the case's log.
-func refuse(st *schemas.SessionState, env schemas.Envelope, reviewer string, why string) (*schemas.SessionState, bool) {
+// refuse records a refused action in the case's log, its detail "<code>: <why>".
+func refuse(st *schemas.SessionState, env schemas.Envelope, reviewer, code, why string) (*schemas.SessionState, bool) {
 	return act(st, env, func(rv *schemas.ReviewState) {
-		rv.Actions = appendAction(rv.Actions, env, schemas.ReviewActionRefused, reviewer, why)
+		rv.Actions = appendAction(rv.Actions, env, schemas.ReviewActionRefused, reviewer, code+": "+why)
 	})
 }
 

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -58,6 +59,9 @@ func TestReviewFold(t *testing.T) {
 	st2, _ := fold(st, t0.Add(2*time.Minute), claim("bao", t0.Add(17*time.Minute)))
 	if *st2.Review.ClaimedBy != "ana" || lastAction(st2).Kind != schemas.ReviewActionRefused || *lastAction(st2).ReviewerID != "bao" {
 		t.Errorf("a second reviewer took a held case: %+v", st2.Review)
+	}
+	if d := lastAction(st2).Detail; d == nil || !strings.HasPrefix(*d, schemas.ReviewRefusedClaimed+": ") {
+		t.Errorf("refusal detail %v, want it to start with %s (the edge answers by it)", d, schemas.ReviewRefusedClaimed)
 	}
 	// The claim lapses: another reviewer may take the case, and the first may no longer decide.
 	st3, _ := fold(st, t0.Add(20*time.Minute), claim("bao", t0.Add(35*time.Minute)))
