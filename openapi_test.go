@@ -23,6 +23,7 @@ var apiOperations = []string{
 	"POST /v1/ekyc/sessions/{session_id}/nfc",
 	"POST /v1/ekyc/sessions/{session_id}/selfie",
 	"POST /v1/ekyc/sessions/{session_id}/handoff",
+	"POST /v1/ekyc/sessions/{session_id}/sdk-token",
 	"GET /v1/capture/{session_id}",
 	"GET /v1/capture/{session_id}/phone",
 	"GET /v1/capture/assets/{name}",
@@ -31,6 +32,7 @@ var apiOperations = []string{
 	"POST /v1/review/cases/{session_id}/claim",
 	"POST /v1/review/cases/{session_id}/release",
 	"POST /v1/review/cases/{session_id}/decision",
+	"POST /v1/review/cases/{session_id}/retake",
 	"GET /v1/review/images/{token}",
 	"GET /v1/review/ui",
 	"POST /v1/admin/blocklist",
@@ -46,32 +48,34 @@ var apiOperations = []string{
 
 // apiStatuses is, per operation, the statuses API.md names for it.
 var apiStatuses = map[string][]string{
-	"POST /v1/ekyc/sessions":                       {"201", "401", "409", "413", "422", "429"},
-	"GET /v1/ekyc/sessions/{session_id}":           {"200", "401", "404"},
-	"DELETE /v1/ekyc/sessions/{session_id}":        {"204", "401", "404"},
-	"POST /v1/ekyc/sessions/{session_id}/document": {"200", "202", "409", "410", "413", "422", "429"},
-	"POST /v1/ekyc/sessions/{session_id}/nfc":      {"202", "409", "410", "413", "422"},
-	"POST /v1/ekyc/sessions/{session_id}/selfie":   {"200", "202", "409", "410", "413", "422", "429"},
-	"POST /v1/ekyc/sessions/{session_id}/handoff":  {"201", "401", "403", "404", "409", "410", "422"},
-	"GET /v1/capture/{session_id}":                 {"200", "401", "404", "410"},
-	"GET /v1/capture/{session_id}/phone":           {"200", "401", "404", "409", "410"},
-	"GET /v1/capture/assets/{name}":                {"200", "304", "404"},
-	"GET /v1/review/cases":                         {"200", "401", "403", "422"},
-	"GET /v1/review/cases/{session_id}":            {"200", "401", "403", "404"},
-	"POST /v1/review/cases/{session_id}/claim":     {"200", "202", "401", "403", "404", "409"},
-	"POST /v1/review/cases/{session_id}/release":   {"204", "202", "401", "403", "404", "409"},
-	"POST /v1/review/cases/{session_id}/decision":  {"200", "202", "401", "403", "404", "409", "422"},
-	"GET /v1/review/images/{token}":                {"200", "401", "404", "410"},
-	"GET /v1/review/ui":                            {"200"},
-	"POST /v1/admin/blocklist":                     {"201", "401", "403"},
-	"DELETE /v1/admin/blocklist/{id}":              {"204", "401", "403"},
-	"POST /v1/admin/webhooks/replay":               {"202", "401", "403"},
-	"GET /v1/config":                               {"200", "401"},
-	"GET /v1/consents":                             {"200", "400", "401"},
-	"POST /v1/consents":                            {"201", "401", "413", "422"},
-	"GET /healthz":                                 {"200"},
-	"GET /readyz":                                  {"200", "503"},
-	"GET /openapi.json":                            {"200"},
+	"POST /v1/ekyc/sessions":                        {"201", "401", "409", "413", "422", "429"},
+	"GET /v1/ekyc/sessions/{session_id}":            {"200", "401", "404"},
+	"DELETE /v1/ekyc/sessions/{session_id}":         {"204", "401", "404"},
+	"POST /v1/ekyc/sessions/{session_id}/document":  {"200", "202", "409", "410", "413", "422", "429"},
+	"POST /v1/ekyc/sessions/{session_id}/nfc":       {"202", "409", "410", "413", "422"},
+	"POST /v1/ekyc/sessions/{session_id}/selfie":    {"200", "202", "409", "410", "413", "422", "429"},
+	"POST /v1/ekyc/sessions/{session_id}/handoff":   {"201", "401", "403", "404", "409", "410", "422"},
+	"POST /v1/ekyc/sessions/{session_id}/sdk-token": {"201", "401", "404", "409", "410"},
+	"GET /v1/capture/{session_id}":                  {"200", "401", "404", "410"},
+	"GET /v1/capture/{session_id}/phone":            {"200", "401", "404", "409", "410"},
+	"GET /v1/capture/assets/{name}":                 {"200", "304", "404"},
+	"GET /v1/review/cases":                          {"200", "401", "403", "422"},
+	"GET /v1/review/cases/{session_id}":             {"200", "401", "403", "404"},
+	"POST /v1/review/cases/{session_id}/claim":      {"200", "202", "401", "403", "404", "409"},
+	"POST /v1/review/cases/{session_id}/release":    {"204", "202", "401", "403", "404", "409"},
+	"POST /v1/review/cases/{session_id}/decision":   {"200", "202", "401", "403", "404", "409", "422"},
+	"POST /v1/review/cases/{session_id}/retake":     {"200", "202", "401", "403", "404", "409", "422"},
+	"GET /v1/review/images/{token}":                 {"200", "401", "404", "410"},
+	"GET /v1/review/ui":                             {"200"},
+	"POST /v1/admin/blocklist":                      {"201", "401", "403"},
+	"DELETE /v1/admin/blocklist/{id}":               {"204", "401", "403"},
+	"POST /v1/admin/webhooks/replay":                {"202", "401", "403"},
+	"GET /v1/config":                                {"200", "401"},
+	"GET /v1/consents":                              {"200", "400", "401"},
+	"POST /v1/consents":                             {"201", "401", "413", "422"},
+	"GET /healthz":                                  {"200"},
+	"GET /readyz":                                   {"200", "503"},
+	"GET /openapi.json":                             {"200"},
 }
 
 // apiProblemCodes is, per operation, the problem codes API.md ties to it;
@@ -755,7 +759,10 @@ func TestOpenAPISessionView(t *testing.T) {
 	// The webhook carries the same body.
 	event := sch(walk(doc, "x-webhooks", "ekyc.session.completed", "post", "requestBody", "content", "application/json", "schema"), "webhook body")
 	requireProps(t, event, "webhook body", "type", "timestamp", "data")
-	requireEnum(t, sch(walk(event, "properties", "type"), "webhook type"), "webhook type", "ekyc.session.completed")
+	requireEnum(t, sch(walk(event, "properties", "type"), "webhook type"), "webhook type", "ekyc.session.completed", "ekyc.session.retake_requested")
+	if walk(doc, "x-webhooks", "ekyc.session.retake_requested", "post") == nil {
+		t.Error("the retake-requested webhook is not described")
+	}
 	if !reflect.DeepEqual(sch(walk(event, "properties", "data"), "webhook data"), view) {
 		t.Error("webhook data is not the Data Get body")
 	}

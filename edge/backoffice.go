@@ -63,7 +63,7 @@ func (s *Server) caseImages(st *schemas.SessionState, r reviewer) []ReviewImage 
 
 // caseImage serves one picture of a case by its signed URL (no other credential: an <img>
 // sends none). The URL expires; a session erased, or no longer holding that capture, is 404.
-// Every view is logged with the reviewer's id.
+// Every view is recorded on the review topic with the reviewer's id (recordView).
 func (s *Server) caseImage(c *fiber.Ctx) error {
 	f, ok := s.openToken(tokenImage, c.Params("token"), 6)
 	if !ok {
@@ -88,14 +88,17 @@ func (s *Server) caseImage(c *fiber.Ctx) error {
 	if !found || st == nil || st.Envelope.TenantID != tenantID {
 		return problem(fiber.StatusNotFound, CodeNotFound, "no such image")
 	}
-	var ref *schemas.BlobRef
+	var (
+		ref  *schemas.BlobRef
+		step string
+	)
 	for i := range st.Captures {
 		if st.Captures[i].CaptureID != captureID {
 			continue
 		}
 		for j := range st.Captures[i].Blobs {
 			if b := &st.Captures[i].Blobs[j]; b.Name == name && strings.HasPrefix(b.MediaType, "image/") {
-				ref = b
+				ref, step = b, st.Captures[i].Step
 			}
 		}
 	}
@@ -110,7 +113,9 @@ func (s *Server) caseImage(c *fiber.Ctx) error {
 		s.log.Error("edge: read a case image", "request_id", requestID(c), "err", err)
 		return errUnavailable()
 	}
-	s.log.Info("review: image viewed", "request_id", requestID(c), "tenant_id", tenantID, "reviewer_id", reviewerID, "session_id", sessionID, "capture_id", captureID)
+	if err := s.recordView(c, sessionID, tenantID, reviewerID, "image:"+step); err != nil {
+		return err
+	}
 	c.Set(fiber.HeaderCacheControl, "private, no-store")
 	c.Set("X-Content-Type-Options", "nosniff")
 	c.Set("Content-Security-Policy", "default-src 'none'; sandbox")

@@ -109,7 +109,7 @@ func (s *Server) envelope(sessionID, tenantID string) schemas.Envelope {
 		SessionID:  sessionID,
 		TenantID:   tenantID,
 		OccurredAt: s.now().UTC().Truncate(1e6), // timestamp-millis
-		Producer:   "edge",
+		Producer:   schemas.ProducerEdge,
 	}
 }
 

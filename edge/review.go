@@ -26,6 +26,12 @@ import (
 // ReviewClaimTTL is how long a claim holds unless renewed (claiming again).
 const ReviewClaimTTL = 15 * time.Minute
 
+// ReviewRetakeWindow is how long the person has to take a step again that a reviewer sent
+// back: the session's expiry moves to the request's time plus this window (never earlier).
+// A day, because the integrator must first reach the person (the retake webhook), who then
+// opens the capture page again with a fresh sdk_token.
+const ReviewRetakeWindow = 24 * time.Hour
+
 // reviewWait bounds how long an action waits for the session group's answer before the
 // edge answers 202 (the action is recorded and will be folded).
 const reviewWait = 5 * time.Second
@@ -37,6 +43,8 @@ const (
 	CodeCaseNotClaimed = "case_not_claimed"
 	CodeCaseDecided    = "case_decided"
 	CodeLinkExpired    = "link_expired"
+	CodeRetakeLimit    = "retake_limit"
+	CodeCaseRetaking   = "case_awaiting_retake"
 )
 
 // ReviewCase is one case of the queue.
@@ -50,6 +58,9 @@ type ReviewCase struct {
 	ClaimedBy      *string          `json:"claimed_by"`
 	ClaimExpiresAt *string          `json:"claim_expires_at"`
 	Decided        bool             `json:"decided"`
+	// AwaitingRetake is the step a reviewer sent back to the person, until the case returns
+	// to the queue (the person took it again) or the session ends.
+	AwaitingRetake *string `json:"awaiting_retake"`
 }
 
 // ReviewAction is one entry of a case's history.
@@ -190,6 +201,9 @@ func (s *Server) caseOf(st *schemas.SessionState) ReviewCase {
 	if rc.Reasons == nil {
 		rc.Reasons = []schemas.Reason{}
 	}
+	if rv.Retake != nil && (st.Status == schemas.StatusCapturing || st.Status == schemas.StatusProcessing) {
+		rc.AwaitingRetake = &rv.Retake.Step
+	}
 	if rv.ClaimedBy != nil && rv.ClaimExpiresAt != nil && s.now().Before(*rv.ClaimExpiresAt) {
 		at := readmodel.Timestamp(*rv.ClaimExpiresAt)
 		rc.ClaimedBy, rc.ClaimExpiresAt = rv.ClaimedBy, &at
@@ -262,7 +276,8 @@ func (s *Server) inReview(tenantID string) []*schemas.SessionState {
 }
 
 // getCase answers GET /v1/review/cases/{id}: the case, the session's evidence, the history.
-// Every view is logged with the reviewer's id (the session's personal data is shown).
+// Every view is recorded on the review topic with the reviewer's id (recordView): the
+// session's personal data is shown.
 func (s *Server) getCase(c *fiber.Ctx) error {
 	r, err := s.authenticateReviewer(c)
 	if err != nil {
@@ -272,7 +287,9 @@ func (s *Server) getCase(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	s.log.Info("review: case viewed", "request_id", requestID(c), "tenant_id", r.tenant.ID, "reviewer_id", r.id, "session_id", st.Envelope.SessionID)
+	if err := s.recordView(c, st.Envelope.SessionID, r.tenant.ID, r.id, "case"); err != nil {
+		return err
+	}
 	d := ReviewCaseDetail{ReviewCase: s.caseOf(st), Session: readmodel.DataGetBody(st, s.now(), true), History: []ReviewAction{}}
 	for _, a := range st.Review.Actions {
 		d.History = append(d.History, ReviewAction{Kind: a.Kind, ReviewerID: a.ReviewerID, At: readmodel.Timestamp(a.At), Detail: a.Detail})
@@ -355,33 +372,45 @@ func (s *Server) releaseCase(c *fiber.Ctx) error {
 	return c.SendStatus(fiber.StatusNoContent)
 }
 
-// reviewDecision is the body of POST /v1/review/cases/{id}/decision.
-type reviewDecision struct {
-	Outcome    string  `json:"outcome"`
+// reviewReason is the part of a reviewer's decision or retake request that says why.
+type reviewReason struct {
 	ReasonCode string  `json:"reason_code"`
 	Note       *string `json:"note"`
+}
+
+// reviewDecision is the body of POST /v1/review/cases/{id}/decision.
+type reviewDecision struct {
+	Outcome string `json:"outcome"`
+	reviewReason
+}
+
+// readReviewAction authenticates the reviewer (before the body is read), then reads the
+// JSON body into req and checks the reason it holds (why).
+func (s *Server) readReviewAction(c *fiber.Ctx, req any, why *reviewReason) (reviewer, error) {
+	r, err := s.authenticateReviewer(c)
+	if err != nil {
+		return reviewer{}, err
+	}
+	if err := decodeJSONBody(c, DefaultMaxJSONBytes, req); err != nil {
+		return reviewer{}, err
+	}
+	if !reasonCodePattern.MatchString(why.ReasonCode) {
+		return reviewer{}, invalidRequest("reason_code must be 1 to 64 characters of [a-z0-9_]")
+	}
+	return r, checkText("note", why.Note, 2000)
 }
 
 // decideCase answers POST /v1/review/cases/{id}/decision with the caller holding the
 // claim: 200 with the session's final status once the decision group decided it, 202 while
 // the decision is on its way.
 func (s *Server) decideCase(c *fiber.Ctx) error {
-	r, err := s.authenticateReviewer(c) // before the body is read
-	if err != nil {
-		return err
-	}
 	var req reviewDecision
-	if err := decodeJSONBody(c, DefaultMaxJSONBytes, &req); err != nil {
+	r, err := s.readReviewAction(c, &req, &req.reviewReason)
+	if err != nil {
 		return err
 	}
 	if req.Outcome != schemas.StatusVerified && req.Outcome != schemas.StatusRejected {
 		return invalidRequest("outcome must be verified or rejected")
-	}
-	if !reasonCodePattern.MatchString(req.ReasonCode) {
-		return invalidRequest("reason_code must be 1 to 64 characters of [a-z0-9_]")
-	}
-	if err := checkText("note", req.Note, 2000); err != nil {
-		return err
 	}
 	st, err := s.actionableCase(c, r, true)
 	if err != nil {
@@ -407,6 +436,63 @@ func (s *Server) decideCase(c *fiber.Ctx) error {
 
 var reasonCodePattern = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
 
+// reviewRetake is the body of POST /v1/review/cases/{id}/retake.
+type reviewRetake struct {
+	Step string `json:"step"`
+	reviewReason
+}
+
+// retakeCase answers POST /v1/review/cases/{id}/retake with the caller holding the claim:
+// the person is asked to take one captured step again. The session goes back to capturing
+// that step until now + ReviewRetakeWindow (or its later expiry), the claim is released,
+// the integrator gets an ekyc.session.retake_requested webhook, and the case returns to the
+// queue once the step is taken again. 200 {session_id, status: capturing, step,
+// expires_at}; 422 for a step the session did not capture; 409 retake_limit after
+// schemas.MaxReviewRetakes retakes.
+func (s *Server) retakeCase(c *fiber.Ctx) error {
+	var req reviewRetake
+	r, err := s.readReviewAction(c, &req, &req.reviewReason)
+	if err != nil {
+		return err
+	}
+	st, err := s.actionableCase(c, r, true)
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(st.Captures, func(cp schemas.StepCapture) bool { return cp.Step == req.Step }) {
+		return invalidRequest("step must be a step the session captured")
+	}
+	if st.Review.Retakes >= schemas.MaxReviewRetakes {
+		return errRetakeLimit()
+	}
+	env := s.envelope(st.Envelope.SessionID, r.tenant.ID)
+	expires := env.OccurredAt.Add(ReviewRetakeWindow)
+	ev := schemas.ReviewEvent{Envelope: env, Retake: &schemas.ReviewRetakeRequested{
+		ReviewerID: r.id, Step: req.Step, ReasonCode: req.ReasonCode, Note: req.Note, ExpiresAt: expires,
+	}}
+	after, err := s.reviewAction(c, ev)
+	if err != nil || after == nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"session_id": st.Envelope.SessionID, "status": readmodel.EffectiveStatus(after, s.now()), "step": req.Step, "expires_at": readmodel.Timestamp(after.ExpiresAt)})
+}
+
+func errRetakeLimit() *apiError {
+	return problemf(fiber.StatusConflict, CodeRetakeLimit, "the person was asked to retake steps %d times already: decide the case", schemas.MaxReviewRetakes)
+}
+
+// recordView writes the audit record of a reviewer's view of a session's personal data (a
+// schemas.ReviewViewed on ekyc.reviews.v1, which lands in ClickHouse's review_actions)
+// before the data is served: a view that cannot be recorded is not served (503).
+func (s *Server) recordView(c *fiber.Ctx, sessionID, tenantID, reviewerID, what string) error {
+	ev := schemas.ReviewEvent{Envelope: s.envelope(sessionID, tenantID), Viewed: &schemas.ReviewViewed{ReviewerID: reviewerID, What: what}}
+	out, err := s.output(schemas.TopicReviews, sessionID, ev)
+	if err != nil {
+		return err
+	}
+	return s.produce(c, out)
+}
+
 // actionableCase loads the case of the path for r, refused as caseOpen says.
 func (s *Server) actionableCase(c *fiber.Ctx, r reviewer, mustHold bool) (*schemas.SessionState, error) {
 	st, err := s.reviewCase(c, r)
@@ -416,13 +502,18 @@ func (s *Server) actionableCase(c *fiber.Ctx, r reviewer, mustHold bool) (*schem
 	return st, s.caseOpen(st, r, mustHold)
 }
 
-// caseOpen refuses an action on a case that cannot take it: decided (409 case_decided),
+// caseOpen refuses an action on a case that cannot take it: decided or closed (409
+// case_decided), waiting for the person to take a step again (409 case_awaiting_retake),
 // held by another reviewer (409 case_claimed), or, when mustHold, not held by r
 // (409 case_not_claimed).
 func (s *Server) caseOpen(st *schemas.SessionState, r reviewer, mustHold bool) error {
 	rv := st.Review
-	if rv.Decided != nil || st.Status != schemas.StatusReview {
-		return problem(fiber.StatusConflict, CodeCaseDecided, "the case is decided")
+	switch {
+	case st.Status == schemas.StatusReview && rv.Decided == nil: // open: see below
+	case rv.Retake != nil && (st.Status == schemas.StatusCapturing || st.Status == schemas.StatusProcessing):
+		return problemf(fiber.StatusConflict, CodeCaseRetaking, "the person is taking %s again: the case returns to the queue once they have", rv.Retake.Step)
+	default:
+		return problem(fiber.StatusConflict, CodeCaseDecided, "the case is decided or closed")
 	}
 	held := rv.ClaimedBy != nil && rv.ClaimExpiresAt != nil && s.now().Before(*rv.ClaimExpiresAt)
 	switch {
@@ -492,6 +583,10 @@ func refusal(detail *string) error {
 		return problem(fiber.StatusConflict, CodeCaseDecided, "the case is decided")
 	case schemas.ReviewRefusedOutcome:
 		return invalidRequest("outcome must be verified or rejected")
+	case schemas.ReviewRefusedStep:
+		return invalidRequest("step must be a step the session captured")
+	case schemas.ReviewRefusedRetakes:
+		return errRetakeLimit()
 	}
 	return errNotClaimed()
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 
 	"github.com/idstream/idstream/internal/tenant"
 	"github.com/idstream/idstream/processors/session"
+	"github.com/idstream/idstream/readmodel"
 	"github.com/idstream/idstream/schemas"
 	"github.com/idstream/idstream/stream"
 )
@@ -68,6 +71,22 @@ func (e *env) inReview(tenantID string, opened time.Time) string {
 		Opened:   &schemas.ReviewOpened{PolicyVersion: "p1", Reasons: []schemas.Reason{{Code: "liveness_grey_band", Message: "Check liveness.passive is fail (score 0.700)."}}},
 	})
 	e.sessions.put(next)
+	return id
+}
+
+// caseWithSelfie puts a session of acme in review whose selfie capture cap_1 holds a JPEG
+// picture (in the blob store) and the blobs more.
+func (e *env) caseWithSelfie(t *testing.T, more ...schemas.BlobRef) string {
+	t.Helper()
+	id := e.inReview("acme", e.clock.Now().Add(-time.Minute))
+	obj, err := e.blobs.Put(context.Background(), "acme/"+id+"/cap_1/image", jpegBytes(t), "image/jpeg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := cloneForTest(e.state(id))
+	st.Captures = []schemas.StepCapture{{Step: "selfie", CaptureID: "cap_1", Status: schemas.CaptureAccepted,
+		Blobs: append([]schemas.BlobRef{{Name: "image", URI: obj.URI, MediaType: "image/jpeg"}}, more...)}}
+	e.sessions.put(st)
 	return id
 }
 
@@ -221,15 +240,7 @@ func TestReviewAccess(t *testing.T) {
 
 func TestCaseImagesBehindSignedURLs(t *testing.T) {
 	e := reviewEnv(t)
-	id := e.inReview("acme", e.clock.Now().Add(-time.Minute))
-	obj, err := e.blobs.Put(context.Background(), "acme/"+id+"/cap_1/image", jpegBytes(t), "image/jpeg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := cloneForTest(e.state(id))
-	st.Captures = []schemas.StepCapture{{Step: "selfie", CaptureID: "cap_1", Status: schemas.CaptureAccepted,
-		Blobs: []schemas.BlobRef{{Name: "image", URI: obj.URI, MediaType: "image/jpeg"}, {Name: "video", URI: "x", MediaType: "video/webm"}}}}
-	e.sessions.put(st)
+	id := e.caseWithSelfie(t, schemas.BlobRef{Name: "video", URI: "x", MediaType: "video/webm"})
 
 	var d ReviewCaseDetail
 	if err := json.Unmarshal(e.do("GET", "/v1/review/cases/"+id, keyAna, "", nil).body, &d); err != nil {
@@ -305,4 +316,126 @@ func TestReviewBacklogMetrics(t *testing.T) {
 			t.Errorf("metrics %v, want cases %v age %v", got, tc.cases, tc.ag)
 		}
 	}
+}
+
+// TestRetakeCase: a reviewer holding a case sends one step back to the person: the session
+// is capturing that step again with a later expiry, the integrator sees the request in Data
+// Get and gets a fresh capture link, and the case waits for the person.
+func TestRetakeCase(t *testing.T) {
+	e := reviewEnv(t)
+	id := e.inReview("acme", e.clock.Now().Add(-time.Hour))
+	st := cloneForTest(e.state(id))
+	for _, step := range st.Steps {
+		st.Captures = append(st.Captures, schemas.StepCapture{Step: step, CaptureID: "cap_" + step, Status: schemas.CaptureAccepted})
+	}
+	e.sessions.put(st)
+	path := "/v1/review/cases/" + id + "/retake"
+	retake := map[string]any{"step": "selfie", "reason_code": "face_covered", "note": "a cap over the eyes"}
+
+	expectProblem(t, e.doJSON("POST", path, keyAna, retake), 409, CodeCaseNotClaimed)
+	if r := e.do("POST", "/v1/review/cases/"+id+"/claim", keyAna, "", nil); r.status != 200 {
+		t.Fatal(r.status)
+	}
+	expectProblem(t, e.doJSON("POST", path, keyBao, retake), 409, CodeCaseClaimed)
+	for _, body := range []map[string]any{{"step": "passport", "reason_code": "x"}, {"step": "selfie", "reason_code": "Not A Code"}, {"step": "selfie"}} {
+		expectProblem(t, e.doJSON("POST", path, keyAna, body), 422, CodeInvalidRequest)
+	}
+	r := e.doJSON("POST", path, keyAna, retake)
+	want := readmodel.Timestamp(e.clock.Now().Add(ReviewRetakeWindow))
+	if r.status != 200 || r.json(t)["status"] != "capturing" || r.json(t)["step"] != "selfie" || r.json(t)["expires_at"] != want {
+		t.Fatalf("retake: %d %s (want expiry %s)", r.status, r.body, want)
+	}
+
+	// The integrator's view: capturing, the step sent back, why; not the reviewer's note.
+	r = e.do("GET", "/v1/ekyc/sessions/"+id, keyAcme, "", nil)
+	got := r.json(t)
+	if got["status"] != "capturing" || got["steps"].(map[string]any)["selfie"].(map[string]any)["status"] != "retake" ||
+		got["retake"].(map[string]any)["reason_code"] != "face_covered" || bytes.Contains(r.body, []byte("a cap over")) {
+		t.Fatalf("Data Get after the retake: %s", r.body)
+	}
+	// The case waits for the person: out of the queue, every action refused with why.
+	if r := e.do("GET", "/v1/review/cases", keyAna, "", nil); r.json(t)["total"].(float64) != 0 {
+		t.Errorf("a case with the person is in the queue: %s", r.body)
+	}
+	expectProblem(t, e.do("POST", "/v1/review/cases/"+id+"/claim", keyBao, "", nil), 409, CodeCaseRetaking)
+	var d ReviewCaseDetail
+	if err := json.Unmarshal(e.do("GET", "/v1/review/cases/"+id, keyAna, "", nil).body, &d); err != nil || d.AwaitingRetake == nil || *d.AwaitingRetake != "selfie" {
+		t.Errorf("the case does not say it waits for the selfie: %+v", d.ReviewCase)
+	}
+
+	// A fresh link for the person, valid past the first token's expiry.
+	e.clock.Advance(2 * time.Hour) // Session Init's token (30 minutes) has lapsed
+	r = e.do("POST", "/v1/ekyc/sessions/"+id+"/sdk-token", keyAcme, "", nil)
+	var tok SDKTokenResponse
+	if err := json.Unmarshal(r.body, &tok); err != nil || r.status != 201 || tok.ExpiresAt != want || !strings.Contains(tok.CaptureURL, "/v1/capture/"+id) {
+		t.Fatalf("sdk-token: %d %s", r.status, r.body)
+	}
+	if r := e.do("GET", "/v1/ekyc/sessions/"+id, tok.SDKToken, "", nil); r.status != 200 || r.json(t)["status"] != "capturing" {
+		t.Errorf("the fresh token: %d %s", r.status, r.body)
+	}
+	expectProblem(t, e.do("POST", "/v1/ekyc/sessions/"+id+"/sdk-token", tok.SDKToken, "", nil), 401, CodeUnauthorized) // a token renews no token
+	expectProblem(t, e.do("POST", "/v1/ekyc/sessions/"+id+"/sdk-token", keyBeta, "", nil), 404, CodeSessionNotFound)
+	e.clock.Advance(ReviewRetakeWindow)
+	expectProblem(t, e.do("POST", "/v1/ekyc/sessions/"+id+"/sdk-token", keyAcme, "", nil), 410, CodeSessionExpired)
+}
+
+// TestRetakeLimit: after schemas.MaxReviewRetakes retakes the reviewer must decide.
+func TestRetakeLimit(t *testing.T) {
+	e := reviewEnv(t)
+	id := e.inReview("acme", e.clock.Now().Add(-time.Hour))
+	st := cloneForTest(e.state(id))
+	st.Captures = []schemas.StepCapture{{Step: "selfie", CaptureID: "cap_s", Status: schemas.CaptureAccepted}}
+	rv := *st.Review
+	rv.Retakes = schemas.MaxReviewRetakes
+	st.Review = &rv
+	e.sessions.put(st)
+	if r := e.do("POST", "/v1/review/cases/"+id+"/claim", keyAna, "", nil); r.status != 200 {
+		t.Fatal(r.status)
+	}
+	expectProblem(t, e.doJSON("POST", "/v1/review/cases/"+id+"/retake", keyAna, map[string]any{"step": "selfie", "reason_code": "face_covered"}), 409, CodeRetakeLimit)
+}
+
+// TestViewsAreRecorded: every view of a case's personal data (the case, each picture) is a
+// review event naming the reviewer; a view that cannot be recorded is not served.
+func TestViewsAreRecorded(t *testing.T) {
+	e := reviewEnv(t)
+	id := e.caseWithSelfie(t)
+	var d ReviewCaseDetail
+	if err := json.Unmarshal(e.do("GET", "/v1/review/cases/"+id, keyBao, "", nil).body, &d); err != nil || len(d.Images) != 1 {
+		t.Fatalf("case: %v %+v", err, d.Images)
+	}
+	if r := e.do("GET", d.Images[0].URL, "", "", nil); r.status != 200 {
+		t.Fatalf("image: %d", r.status)
+	}
+	var views []string
+	for _, o := range e.pub.on(schemas.TopicReviews) {
+		var ev schemas.ReviewEvent
+		if json.Unmarshal(o.Value, &ev) == nil && ev.Viewed != nil && ev.Envelope.SessionID == id {
+			views = append(views, ev.Viewed.ReviewerID+" "+ev.Viewed.What)
+		}
+	}
+	if !equalStrings(views, []string{"bao case", "bao image:selfie"}) {
+		t.Errorf("views recorded %q", views)
+	}
+	e.pub.mu.Lock()
+	e.pub.fail = errors.New("broker down")
+	e.pub.mu.Unlock()
+	if r := e.do("GET", "/v1/review/cases/"+id, keyBao, "", nil); r.status != 503 || bytes.Contains(r.body, []byte("images")) {
+		t.Errorf("a case served while its view could not be recorded: %d %s", r.status, r.body)
+	}
+	if r := e.do("GET", d.Images[0].URL, "", "", nil); r.status != 503 {
+		t.Errorf("a picture served while its view could not be recorded: %d", r.status)
+	}
+}
+
+func TestRenewSDKTokenOfADecidedSession(t *testing.T) {
+	e := newEnv(t)
+	s := e.openSession(keyAcme, "id_card")
+	if r := e.do("POST", "/v1/ekyc/sessions/"+s.SessionID+"/sdk-token", keyAcme, "", nil); r.status != 201 {
+		t.Fatalf("an open session: %d %s", r.status, r.body)
+	}
+	st := cloneForTest(e.state(s.SessionID))
+	st.Status = schemas.StatusVerified
+	e.sessions.put(st)
+	expectProblem(t, e.do("POST", "/v1/ekyc/sessions/"+s.SessionID+"/sdk-token", keyAcme, "", nil), 409, CodeSessionClosed)
 }

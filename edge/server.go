@@ -255,6 +255,7 @@ func (s *Server) routes() {
 	v1.Post("/ekyc/sessions/:session_id/selfie", sdkCORS, s.selfieStep)
 	v1.Post("/ekyc/sessions/:session_id/nfc", sdkCORS, s.nfcStep)
 	v1.Post("/ekyc/sessions/:session_id/handoff", sdkCORS, s.createHandoff)
+	v1.Post("/ekyc/sessions/:session_id/sdk-token", s.renewSDKToken)
 	for _, path := range []string{"", "/document", "/selfie", "/nfc", "/handoff"} {
 		v1.Options("/ekyc/sessions/:session_id"+path, sdkCORS)
 	}
@@ -268,6 +269,7 @@ func (s *Server) routes() {
 	v1.Post("/review/cases/:session_id/claim", s.claimCase)
 	v1.Post("/review/cases/:session_id/release", s.releaseCase)
 	v1.Post("/review/cases/:session_id/decision", s.decideCase)
+	v1.Post("/review/cases/:session_id/retake", s.retakeCase)
 	v1.Get("/review/images/:token", s.caseImage)
 	v1.Get("/review/ui", s.backOffice)
 

@@ -284,6 +284,47 @@ func (s *Server) getSession(c *fiber.Ctx) error {
 	return c.JSON(readmodel.DataGetBody(st, s.now(), !p.isSDK()))
 }
 
+// SDKTokenResponse answers POST /v1/ekyc/sessions/{id}/sdk-token.
+type SDKTokenResponse struct {
+	SessionID  string `json:"session_id"`
+	SDKToken   string `json:"sdk_token"`
+	ExpiresAt  string `json:"expires_at"`
+	Nonce      string `json:"nonce"`
+	CaptureURL string `json:"capture_url"`
+}
+
+// renewSDKToken answers POST /v1/ekyc/sessions/{id}/sdk-token (API key): a fresh sdk_token
+// and capture_url for a session the person can still capture (open or capturing, not
+// expired), valid until the session's expiry as it is now. The integrator asks for one
+// when the first token is lost or lapsed, notably after a reviewer's retake request
+// (webhook ekyc.session.retake_requested), which moves the session's expiry on: the token
+// of Session Init expires with the session's first expiry. 409 session_closed for a session
+// decided or cancelled, 410 session_expired for one expired.
+func (s *Server) renewSDKToken(c *fiber.Ctx) error {
+	p, err := s.authenticate(c, false)
+	if err != nil {
+		return err
+	}
+	st, err := s.loadSession(c, p)
+	if err != nil {
+		return err
+	}
+	switch status := readmodel.EffectiveStatus(st, s.now()); status {
+	case schemas.StatusOpen, schemas.StatusCapturing:
+	case schemas.StatusExpired:
+		return problem(fiber.StatusGone, CodeSessionExpired, "the session has expired")
+	default:
+		return problemf(fiber.StatusConflict, CodeSessionClosed, "the session is %s: there is nothing left to capture", status)
+	}
+	token := s.sdkToken(st.Envelope.SessionID, p.tenant.ID, st.ExpiresAt)
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.Status(fiber.StatusCreated).JSON(SDKTokenResponse{
+		SessionID: st.Envelope.SessionID, SDKToken: token, ExpiresAt: readmodel.Timestamp(st.ExpiresAt),
+		Nonce:      base64.StdEncoding.EncodeToString(s.sessionNonce(st.Envelope.SessionID)),
+		CaptureURL: s.captureURL(c, st.Envelope.SessionID, token),
+	})
+}
+
 // deleteSession erases a session: SessionErased is produced (the session group tombstones
 // the state), then the session's blobs are deleted. A repeated DELETE answers 204 until the
 // tombstone reaches the view, then 404 session_not_found; either way it deletes any blob

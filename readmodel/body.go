@@ -2,6 +2,8 @@ package readmodel
 
 import (
 	"encoding/json"
+	"errors"
+	"strings"
 	"time"
 
 	"github.com/idstream/idstream/schemas"
@@ -25,8 +27,18 @@ type SessionView struct {
 	Decision    *DecisionView       `json:"decision"`
 	Checks      []CheckView         `json:"checks"`
 	Extracted   *schemas.Extracted  `json:"extracted"`
+	// Retake is set while a reviewer's request that the person take a step again is open
+	// (the session is capturing that step): the step and the reviewer's reason code.
+	Retake *RetakeView `json:"retake,omitempty"`
 
 	full bool
+}
+
+// RetakeView is SessionView.Retake. The reviewer's note is internal and never in it.
+type RetakeView struct {
+	Step        string `json:"step"`
+	ReasonCode  string `json:"reason_code"`
+	RequestedAt string `json:"requested_at"`
 }
 
 // StepView is one entry of SessionView.Steps.
@@ -105,6 +117,9 @@ func DataGetBody(st *schemas.SessionState, now time.Time, full bool) SessionView
 		d := Timestamp(*st.DecidedAt)
 		v.DecidedAt = &d
 	}
+	if rt := PendingRetake(st); rt != nil {
+		v.Retake = &RetakeView{Step: rt.Step, ReasonCode: rt.ReasonCode, RequestedAt: Timestamp(rt.RequestedAt)}
+	}
 	if d := st.Decision; d != nil {
 		reasons := d.Reasons
 		if reasons == nil {
@@ -142,8 +157,24 @@ func EffectiveStatus(st *schemas.SessionState, now time.Time) string {
 	return st.Status
 }
 
-// WebhookEventCompleted is the type of the session-completed webhook.
-const WebhookEventCompleted = "ekyc.session.completed"
+// PendingRetake returns the reviewer's retake request the person has not answered yet: set
+// while the session is capturing again after a reviewer sent a step back, else nil.
+func PendingRetake(st *schemas.SessionState) *schemas.ReviewRetake {
+	if st.Review == nil || st.Review.Retake == nil || (st.Status != schemas.StatusCapturing && st.Status != schemas.StatusOpen) {
+		return nil
+	}
+	return st.Review.Retake
+}
+
+// Webhook event types.
+const (
+	// WebhookEventCompleted is the type of the session-completed webhook.
+	WebhookEventCompleted = "ekyc.session.completed"
+	// WebhookEventRetakeRequested is the type of the webhook sent when a reviewer asks the
+	// person to take a step again: the integrator brings the person back to capture it
+	// (POST /v1/ekyc/sessions/{id}/sdk-token gives a fresh sdk_token and capture_url).
+	WebhookEventRetakeRequested = "ekyc.session.retake_requested"
+)
 
 // WebhookIDPrefix starts every webhook-id: the id is WebhookIDPrefix + the decision id.
 const WebhookIDPrefix = "msg_"
@@ -151,6 +182,12 @@ const WebhookIDPrefix = "msg_"
 // WebhookID returns the Standard Webhooks webhook-id of the session-completed webhook of a
 // decision: stable per decision, the same on every attempt and every replay.
 func WebhookID(decisionID string) string { return WebhookIDPrefix + decisionID }
+
+// RetakeWebhookID returns the webhook-id of the retake-requested webhook of the review
+// event eventID (the request's): stable, the same on every attempt and every replay.
+func RetakeWebhookID(eventID string) string {
+	return WebhookIDPrefix + "retake_" + strings.TrimPrefix(eventID, "evt_")
+}
 
 // WebhookTarget returns where the session-completed webhook of st goes: the session's
 // webhook_url when set, else tenantURL (the tenant's). Empty means nowhere.
@@ -176,6 +213,22 @@ func WebhookBody(st *schemas.SessionState, now time.Time) ([]byte, error) {
 		Timestamp string      `json:"timestamp"`
 		Data      SessionView `json:"data"`
 	}{WebhookEventCompleted, Timestamp(ts), DataGetBody(st, now, true)})
+}
+
+// RetakeWebhookBody returns the exact bytes of the retake-requested webhook of st, a state
+// with a pending retake (PendingRetake): {"type":"ekyc.session.retake_requested",
+// "timestamp":<requested_at>,"data":<Data Get body as of requested_at, with retake>}.
+// Deterministic: every replay signs the same body.
+func RetakeWebhookBody(st *schemas.SessionState) ([]byte, error) {
+	rt := PendingRetake(st)
+	if rt == nil {
+		return nil, errors.New("readmodel: the session has no pending retake")
+	}
+	return json.Marshal(struct {
+		Type      string      `json:"type"`
+		Timestamp string      `json:"timestamp"`
+		Data      SessionView `json:"data"`
+	}{WebhookEventRetakeRequested, Timestamp(rt.RequestedAt), DataGetBody(st, rt.RequestedAt, true)})
 }
 
 // Timestamp formats t as the API's timestamps are written: RFC 3339, UTC, whole seconds.

@@ -138,6 +138,11 @@ func sampleSessionState() *SessionState {
 			ClaimedBy: ptr("rev_ana"), ClaimExpiresAt: ptr(ms(1_790_001_050)),
 			Decided: &ReviewDecision{ReviewerID: "rev_ana", Outcome: StatusVerified, ReasonCode: "live_person", Note: ptr("checked"), DecidedAt: ms(1_790_000_190)},
 			Actions: []ReviewAction{{Kind: "opened", At: ms(1_790_000_150)}, {Kind: "claimed", ReviewerID: ptr("rev_ana"), At: ms(1_790_000_160), Detail: ptr("until 1790001050")}},
+			Retake: &ReviewRetake{
+				Step: "selfie", ReviewerID: "rev_ana", ReasonCode: "face_hidden", Note: ptr("hat"),
+				RequestedAt: ms(1_790_000_170), EventID: "evt_retake",
+			},
+			Retakes: 1,
 		},
 	}
 }
@@ -210,6 +215,8 @@ func sample(topic string) any {
 			Claimed:  &ReviewClaimed{ReviewerID: "rev_ana", Until: ms(1_790_001_050)},
 			Released: &ReviewReleased{ReviewerID: "rev_ana"},
 			Decided:  &ReviewDecided{ReviewerID: "rev_ana", Outcome: StatusRejected, ReasonCode: "mask_seen", Note: ptr("a mask")},
+			Retake:   &ReviewRetakeRequested{ReviewerID: "rev_ana", Step: "selfie", ReasonCode: "face_hidden", Note: ptr("hat"), ExpiresAt: ms(1_790_086_400)},
+			Viewed:   &ReviewViewed{ReviewerID: "rev_ana", What: "image:selfie"},
 		}
 	case TopicBlocklist:
 		return &BlocklistEntry{

@@ -1,6 +1,9 @@
 package schemas
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -102,6 +105,11 @@ type Envelope struct {
 // with its decision (the decision group also produces the ReviewEvent that opens a case, so
 // the snapshot of that fold carries this producer and no decision).
 const ProducerDecision = "decision"
+
+// ProducerEdge is the envelope producer of the events the edge writes: sessions, captures
+// and the reviewers' actions (so the snapshot that folds a reviewer's retake request
+// carries it).
+const ProducerEdge = "edge"
 
 // BlobRef is a claim-check: image and chip bytes live in the blob store, never in Kafka.
 type BlobRef struct {
@@ -404,6 +412,24 @@ type ReviewState struct {
 	ClaimExpiresAt *time.Time      `avro:"claim_expires_at"`
 	Decided        *ReviewDecision `avro:"decided"`
 	Actions        []ReviewAction  `avro:"actions"` // in order, at most MaxReviewActions
+	// Retake is the retake a reviewer asked for, set while the person takes the step
+	// again (the session is capturing, then processing) and cleared when the case returns
+	// to review.
+	Retake  *ReviewRetake `avro:"retake"`
+	Retakes int           `avro:"retakes"` // retakes asked for in this session, at most MaxReviewRetakes
+}
+
+// MaxReviewRetakes bounds how often reviewers may send a session's steps back to the person.
+const MaxReviewRetakes = 3
+
+// ReviewRetake is a reviewer's request that the person take one step again.
+type ReviewRetake struct {
+	Step        string    `avro:"step"`
+	ReviewerID  string    `avro:"reviewer_id"`
+	ReasonCode  string    `avro:"reason_code"`
+	Note        *string   `avro:"note"` // internal: never sent to the integrator
+	RequestedAt time.Time `avro:"requested_at"`
+	EventID     string    `avro:"event_id"` // the ReviewEvent of the request
 }
 
 // MaxReviewActions bounds ReviewState.Actions: the oldest are dropped beyond it (the review
@@ -425,6 +451,8 @@ const (
 	ReviewActionClaimed  = "claimed"
 	ReviewActionReleased = "released"
 	ReviewActionDecided  = "decided"
+	ReviewActionRetake   = "retake_requested"
+	ReviewActionReopened = "reopened" // the person took the step again: the case is back in review
 	ReviewActionRefused  = "refused"
 )
 
@@ -435,11 +463,13 @@ const (
 	ReviewRefusedDecided    = "case_decided"     // the case is decided
 	ReviewRefusedNotClaimed = "case_not_claimed" // the reviewer holds no unexpired claim
 	ReviewRefusedOutcome    = "invalid_outcome"  // a decision's outcome is not verified or rejected
+	ReviewRefusedStep       = "invalid_step"     // a retake names a step the session did not capture
+	ReviewRefusedRetakes    = "retake_limit"     // the session had MaxReviewRetakes retakes
 )
 
 // ReviewAction is one action on a case (ReviewState.Actions).
 type ReviewAction struct {
-	Kind       string    `avro:"kind"` // opened | claimed | released | decided | refused
+	Kind       string    `avro:"kind"` // opened | claimed | released | decided | retake_requested | reopened | refused
 	ReviewerID *string   `avro:"reviewer_id"`
 	At         time.Time `avro:"at"`
 	Detail     *string   `avro:"detail"`
@@ -449,11 +479,13 @@ type ReviewAction struct {
 // ReviewEvent is one record of ekyc.reviews.v1 (keyed by session id): exactly one of its
 // actions is set.
 type ReviewEvent struct {
-	Envelope Envelope        `avro:"envelope"`
-	Opened   *ReviewOpened   `avro:"opened"`
-	Claimed  *ReviewClaimed  `avro:"claimed"`
-	Released *ReviewReleased `avro:"released"`
-	Decided  *ReviewDecided  `avro:"decided"`
+	Envelope Envelope               `avro:"envelope"`
+	Opened   *ReviewOpened          `avro:"opened"`
+	Claimed  *ReviewClaimed         `avro:"claimed"`
+	Released *ReviewReleased        `avro:"released"`
+	Decided  *ReviewDecided         `avro:"decided"`
+	Retake   *ReviewRetakeRequested `avro:"retake_requested"`
+	Viewed   *ReviewViewed          `avro:"viewed"`
 }
 
 // ReviewOpened: the policy sent the session to review, for Reasons.
@@ -479,6 +511,23 @@ type ReviewDecided struct {
 	Outcome    string  `avro:"outcome"`
 	ReasonCode string  `avro:"reason_code"`
 	Note       *string `avro:"note"`
+}
+
+// ReviewRetakeRequested: a reviewer sends one captured step back to the person. The
+// session reopens the step until ExpiresAt and returns to review once it is taken again.
+type ReviewRetakeRequested struct {
+	ReviewerID string    `avro:"reviewer_id"`
+	Step       string    `avro:"step"`
+	ReasonCode string    `avro:"reason_code"`
+	Note       *string   `avro:"note"`
+	ExpiresAt  time.Time `avro:"expires_at"`
+}
+
+// ReviewViewed: a reviewer saw the session's personal data (What: "case" or
+// "image:<step>"). It is an audit record: the session state does not change.
+type ReviewViewed struct {
+	ReviewerID string `avro:"reviewer_id"`
+	What       string `avro:"what"`
 }
 
 // EarlyEvent is a raw record of a session's event consumed before the session's
@@ -644,4 +693,17 @@ type TrackedErasure struct {
 // ("dec_<digits>" → "evt_<digits>"): the decision group derives both from the session id.
 func DecisionEventID(decisionID string) string {
 	return "evt_" + strings.TrimPrefix(decisionID, "dec_")
+}
+
+// ReviewOpenedEventID is the event id of the ReviewEvent that opens the review of a session
+// for the round-th time: round 0 is the first opening, round n the reopening after the
+// n-th retake a reviewer asked for (ReviewState.Retakes). The decision group derives it so
+// that replays repeat it; the session group folds an opening of the current round only.
+func ReviewOpenedEventID(sessionID string, round int) string {
+	sum := sha256.Sum256([]byte(sessionID))
+	id := "evt_review_" + hex.EncodeToString(sum[:])[:24]
+	if round > 0 {
+		id += "_r" + strconv.Itoa(round)
+	}
+	return id
 }

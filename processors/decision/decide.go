@@ -36,8 +36,9 @@ const OutcomeReview = "review"
 // matches) has status fail, with one reason per such check (code = its reason code, or its
 // name when it has none); soft failures are reported with status warn. Otherwise it is
 // OutcomeReview when a review rule (the flow's or the tenant's) matches a check, with one
-// reason per such check (code = the rule's reason), and verified when none does. A session
-// in review whose reviewer decided gets the reviewer's outcome, decided_by reviewer, with the
+// reason per such check (code = the rule's reason), and verified when none does, except
+// that a session whose reviewer asked for a retake goes back to review (reason
+// retake_received) rather than being verified. A session in review whose reviewer decided gets the reviewer's outcome, decided_by reviewer, with the
 // reviewer's reason code as its reason when rejected. The decision lists every check of the
 // snapshot plus the data consistency checks of the reconciliation (see Reconcile). Decide is
 // pure and deterministic: the same snapshot and policy give the same decision, whose time is
@@ -104,6 +105,12 @@ func Decide(p Policy, st *schemas.SessionState) (*schemas.Decision, bool) {
 		outcome = schemas.StatusRejected
 	case len(toReview) > 0:
 		outcome, reasons = OutcomeReview, toReview
+	case st.Review != nil && st.Review.Retake != nil:
+		// A reviewer asked for this step again: the case goes back to a person whatever
+		// the rules say now (a hard failure still rejects, above).
+		rt := st.Review.Retake
+		outcome = OutcomeReview
+		reasons = []schemas.Reason{{Code: "retake_received", Message: "The person took " + rt.Step + " again, as a reviewer asked (" + rt.ReasonCode + ")."}}
 	}
 	id := ID(st.Envelope.SessionID)
 	return &schemas.Decision{

@@ -104,11 +104,16 @@ func (g *group) decide(_ context.Context, rec *stream.Record, st *schemas.Sessio
 		return nil, nil
 	}
 	if d.Outcome == OutcomeReview {
-		// Not a decision: the session group folds the opening (once) into StatusReview, and
-		// the snapshots after it are not decided until a reviewer's decision is in them.
+		// Not a decision: the session group folds the opening (once per round) into
+		// StatusReview, and the snapshots after it are not decided until a reviewer's
+		// decision is in them. After a retake the round is the retake's.
+		round := 0
+		if st.Review != nil {
+			round = st.Review.Retakes
+		}
 		ev := &schemas.ReviewEvent{
 			Envelope: schemas.Envelope{
-				EventID: "evt_review_" + idDigits(st.Envelope.SessionID), SessionID: st.Envelope.SessionID,
+				EventID: schemas.ReviewOpenedEventID(st.Envelope.SessionID, round), SessionID: st.Envelope.SessionID,
 				TenantID: st.Envelope.TenantID, OccurredAt: st.UpdatedAt, Producer: Producer,
 			},
 			Opened: &schemas.ReviewOpened{PolicyVersion: d.PolicyVersion, Reasons: d.Reasons},

@@ -121,6 +121,35 @@ func TestGroupOpensReview(t *testing.T) {
 	}
 }
 
+// After a reviewer's retake the session returns to review when the policy would verify it,
+// under the opening of the retake's round; a hard failure still rejects.
+func TestGroupReopensAfterRetake(t *testing.T) {
+	c := newCodec(t)
+	g := NewGroup(c, reviewPolicy())
+	retaken := func(extra ...schemas.Check) *schemas.SessionState {
+		st := scored(withIdentity(processing(extra...)), CheckLivenessPassive, "pass", 0.95)
+		st.Review = &schemas.ReviewState{Retakes: 2, Retake: &schemas.ReviewRetake{Step: "selfie", ReviewerID: "ana", ReasonCode: "face_hidden"}}
+		return st
+	}
+	if d, _ := Decide(reviewPolicy(), scored(withIdentity(processing()), CheckLivenessPassive, "pass", 0.95)); d.Outcome != schemas.StatusVerified {
+		t.Fatalf("without a retake the session is verified, got %s", d.Outcome)
+	}
+	outs, err := g.Handler(context.Background(), snapshotRecord(t, c, retaken(), 1), memTable{})
+	if err != nil || len(outs) != 1 || outs[0].Topic != schemas.TopicReviews {
+		t.Fatalf("%v %+v", err, outs)
+	}
+	var ev schemas.ReviewEvent
+	if err := c.Decode(schemas.TopicReviews, outs[0].Value, &ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev.Opened == nil || ev.Envelope.EventID != schemas.ReviewOpenedEventID(sid, 2) || ev.Opened.Reasons[0].Code != "retake_received" {
+		t.Fatalf("reopening %+v", ev)
+	}
+	if d, _ := Decide(reviewPolicy(), retaken(check("fraud.blocklist_id", "fail"))); d.Outcome != schemas.StatusRejected {
+		t.Errorf("a hard failure after the retake: %s", d.Outcome)
+	}
+}
+
 func TestParseReviewRules(t *testing.T) {
 	p, err := ParsePolicy([]byte(`
 version: "r1"

@@ -100,7 +100,7 @@ func (f Folder) Fold(st *schemas.SessionState, event any) (*schemas.SessionState
 		if ev == nil || st == nil {
 			return st, false
 		}
-		return foldReview(st, ev)
+		return f.foldReview(st, ev)
 	}
 	return st, false
 }
@@ -145,6 +145,9 @@ func (f Folder) foldSessionEvent(st *schemas.SessionState, ev *schemas.SessionEv
 	case ev.Expired != nil:
 		if st.Status != schemas.StatusOpen && st.Status != schemas.StatusCapturing {
 			return st, false
+		}
+		if ev.Expired.ExpiresAt.Before(st.ExpiresAt) {
+			return st, false // emitted before a reviewer's retake moved the expiry on
 		}
 		next := cloneState(st)
 		next.Status = schemas.StatusExpired

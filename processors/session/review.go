@@ -2,8 +2,11 @@ package session
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/idstream/idstream/internal/flow"
 	"github.com/idstream/idstream/schemas"
 )
 
@@ -11,29 +14,28 @@ import (
 // group is the one place that orders them, so a claim is granted here, by the event's
 // order in the session's partition, not by the edge that produced it.
 //
-//   - opened: a processing session goes to StatusReview (once; repeats are ignored).
+//   - opened: a processing session goes to StatusReview (once; repeats are ignored). After
+//     a retake, the opening whose event id is ReviewOpenedEventID of the retake's round
+//     reopens the case (kind reopened); any other opening is ignored.
 //   - claimed: granted when the case is undecided and no one else holds an unexpired claim
 //     (a reviewer may renew their own); otherwise recorded as refused.
 //   - released: the holder gives the claim back; anyone else's release is refused.
 //   - decided: accepted from the holder of an unexpired claim, with outcome verified or
 //     rejected, once; the decision group then emits the session's decision.
+//   - retake_requested: accepted from the holder of an unexpired claim for a step the
+//     session captured, at most schemas.MaxReviewRetakes times: the step's capture goes
+//     back to retake (what was derived from it is dropped, see dropDerived), the session
+//     to capturing until the event's expires_at (never earlier than it was), the claim is
+//     released. The decision group reopens the case once the step is taken again.
+//   - viewed: an audit record only; the state does not change.
 //
 // Times are the events' occurred_at: the fold stays pure. A refused action changes only
 // the case's action log, so the reviewer's API call can tell it was refused.
-func foldReview(st *schemas.SessionState, ev *schemas.ReviewEvent) (*schemas.SessionState, bool) {
+func (f Folder) foldReview(st *schemas.SessionState, ev *schemas.ReviewEvent) (*schemas.SessionState, bool) {
 	at := ev.Envelope.OccurredAt
 	switch {
 	case ev.Opened != nil:
-		if st.Status != schemas.StatusProcessing || st.Review != nil {
-			return st, false
-		}
-		next := cloneState(st)
-		next.Status = schemas.StatusReview
-		next.Review = &schemas.ReviewState{
-			OpenedAt: at, PolicyVersion: ev.Opened.PolicyVersion, Reasons: ev.Opened.Reasons,
-			Actions: []schemas.ReviewAction{{Kind: schemas.ReviewActionOpened, At: at, EventID: ev.Envelope.EventID}},
-		}
-		return touch(next, ev.Envelope), true
+		return foldOpened(st, ev)
 	case st.Status != schemas.StatusReview || st.Review == nil:
 		return st, false // not in review (decided, expired, erased): nothing to act on
 	case ev.Claimed != nil:
@@ -55,6 +57,8 @@ func foldReview(st *schemas.SessionState, ev *schemas.ReviewEvent) (*schemas.Ses
 			rv.ClaimedBy, rv.ClaimExpiresAt = nil, nil
 			rv.Actions = appendAction(rv.Actions, ev.Envelope, schemas.ReviewActionReleased, r, "")
 		})
+	case ev.Retake != nil:
+		return f.foldRetake(st, ev)
 	case ev.Decided != nil:
 		d := ev.Decided
 		switch {
@@ -71,6 +75,79 @@ func foldReview(st *schemas.SessionState, ev *schemas.ReviewEvent) (*schemas.Ses
 		})
 	}
 	return st, false
+}
+
+// foldOpened applies an opening: the first opening of a processing session, or the
+// reopening of a case whose retake was taken (see foldReview).
+func foldOpened(st *schemas.SessionState, ev *schemas.ReviewEvent) (*schemas.SessionState, bool) {
+	if st.Status != schemas.StatusProcessing {
+		return st, false
+	}
+	at, o := ev.Envelope.OccurredAt, ev.Opened
+	next := cloneState(st)
+	next.Status = schemas.StatusReview
+	switch rv := st.Review; {
+	case rv == nil:
+		next.Review = &schemas.ReviewState{
+			OpenedAt: at, PolicyVersion: o.PolicyVersion, Reasons: o.Reasons,
+			Actions: []schemas.ReviewAction{{Kind: schemas.ReviewActionOpened, At: at, EventID: ev.Envelope.EventID}},
+		}
+	case rv.Retake != nil && rv.Decided == nil && ev.Envelope.EventID == schemas.ReviewOpenedEventID(st.Envelope.SessionID, rv.Retakes):
+		r := *rv
+		r.OpenedAt, r.PolicyVersion, r.Reasons = at, o.PolicyVersion, o.Reasons
+		r.Retake, r.ClaimedBy, r.ClaimExpiresAt = nil, nil, nil
+		r.Actions = appendAction(rv.Actions, ev.Envelope, schemas.ReviewActionReopened, "", "the person took "+rv.Retake.Step+" again")
+		next.Review = &r
+	default:
+		return st, false // a repeat, or an opening of an earlier round
+	}
+	return touch(next, ev.Envelope), true
+}
+
+// foldRetake applies a reviewer's request that the person take one step again.
+func (f Folder) foldRetake(st *schemas.SessionState, ev *schemas.ReviewEvent) (*schemas.SessionState, bool) {
+	rq, at := ev.Retake, ev.Envelope.OccurredAt
+	i := captureIndex(st.Captures, rq.Step)
+	switch {
+	case st.Review.Decided != nil:
+		return refuse(st, ev.Envelope, rq.ReviewerID, schemas.ReviewRefusedDecided, "retake: the case is decided")
+	case !holds(st.Review, rq.ReviewerID, at):
+		return refuse(st, ev.Envelope, rq.ReviewerID, schemas.ReviewRefusedNotClaimed, "retake: the case is not claimed by this reviewer")
+	case i < 0 || !slices.Contains(f.stepOrder(st), rq.Step):
+		return refuse(st, ev.Envelope, rq.ReviewerID, schemas.ReviewRefusedStep, "retake: the session has no capture of step "+rq.Step)
+	case st.Review.Retakes >= schemas.MaxReviewRetakes:
+		return refuse(st, ev.Envelope, rq.ReviewerID, schemas.ReviewRefusedRetakes, fmt.Sprintf("retake: the session had %d retakes", st.Review.Retakes))
+	}
+	next := cloneState(st)
+	c := st.Captures[i]
+	dropDerived(next, c.CaptureID)
+	c.Status, c.UpdatedAt = schemas.CaptureRetake, at
+	next.Captures = slices.Clone(st.Captures)
+	next.Captures[i] = c
+	// The chip's results and the face matches name no capture dropDerived would know them
+	// by: a chip read again, or a new face on either side, makes them stale.
+	if rq.Step == flow.StepNFC {
+		next.Chip = nil
+		next.Checks = slices.DeleteFunc(next.Checks, func(ch schemas.Check) bool { return strings.HasPrefix(ch.Name, "chip.") })
+	}
+	if rq.Step != flow.StepDocumentBack {
+		next.Faces = nil
+		next.Checks = slices.DeleteFunc(next.Checks, func(ch schemas.Check) bool { return strings.HasPrefix(ch.Name, "face.") })
+	}
+	next.Status = schemas.StatusCapturing
+	if rq.ExpiresAt.After(st.ExpiresAt) {
+		next.ExpiresAt = rq.ExpiresAt
+	}
+	rv := *st.Review
+	rv.ClaimedBy, rv.ClaimExpiresAt = nil, nil
+	rv.Retakes++
+	rv.Retake = &schemas.ReviewRetake{
+		Step: rq.Step, ReviewerID: rq.ReviewerID, ReasonCode: rq.ReasonCode, Note: rq.Note,
+		RequestedAt: at, EventID: ev.Envelope.EventID,
+	}
+	rv.Actions = appendAction(rv.Actions, ev.Envelope, schemas.ReviewActionRetake, rq.ReviewerID, rq.Step+" "+rq.ReasonCode)
+	next.Review = &rv
+	return touch(next, ev.Envelope), true
 }
 
 // claimRefusal says why reviewer may not claim the case at t (a schemas.ReviewRefused*

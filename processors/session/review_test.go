@@ -118,3 +118,107 @@ func TestDecisionAfterReview(t *testing.T) {
 		t.Fatalf("%v %+v", changed, next.Decision)
 	}
 }
+
+func TestReviewRetake(t *testing.T) {
+	t0 := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
+	capID := func(s string) *string { return &s }
+	st := &schemas.SessionState{
+		Envelope: schemas.Envelope{SessionID: "ses_1", TenantID: "acme"}, Status: schemas.StatusReview,
+		Steps: []string{"document_front", "selfie"}, ExpiresAt: t0.Add(-time.Hour),
+		Captures: []schemas.StepCapture{
+			{Step: "document_front", CaptureID: "cap_f", Status: schemas.CaptureAccepted},
+			{Step: "selfie", CaptureID: "cap_s", Status: schemas.CaptureAccepted},
+		},
+		Checks: []schemas.Check{
+			{Name: "quality.document_front", Status: schemas.CheckPass, CaptureID: capID("cap_f")},
+			{Name: "quality.selfie", Status: schemas.CheckPass, CaptureID: capID("cap_s")},
+			{Name: "liveness.passive", Status: schemas.CheckFail, CaptureID: capID("cap_s")},
+			{Name: "face.selfie_document", Status: schemas.CheckPass},
+		},
+		Liveness: &schemas.LivenessAssessed{CaptureID: "cap_s"},
+		Faces:    &schemas.FacesMatched{},
+		Review: &schemas.ReviewState{
+			OpenedAt: t0, ClaimedBy: capID("ana"), ClaimExpiresAt: ptr(t0.Add(15 * time.Minute)),
+			Actions: []schemas.ReviewAction{{Kind: schemas.ReviewActionOpened, At: t0}},
+		},
+	}
+	retake := func(st *schemas.SessionState, who, step string, at time.Time) (*schemas.SessionState, bool) {
+		ev := reviewEvent(at)
+		ev.Retake = &schemas.ReviewRetakeRequested{ReviewerID: who, Step: step, ReasonCode: "face_hidden", ExpiresAt: at.Add(24 * time.Hour)}
+		return Fold(st, ev)
+	}
+	refusedWith := func(st *schemas.SessionState, code string) bool {
+		a := st.Review.Actions[len(st.Review.Actions)-1]
+		return st.Status == schemas.StatusReview && a.Kind == schemas.ReviewActionRefused && a.Detail != nil && strings.HasPrefix(*a.Detail, code+": ")
+	}
+	at := t0.Add(time.Minute)
+	if s, _ := retake(st, "bao", "selfie", at); !refusedWith(s, schemas.ReviewRefusedNotClaimed) {
+		t.Errorf("a reviewer without the claim asked for a retake: %+v", s.Review.Actions)
+	}
+	if s, _ := retake(st, "ana", "passport", at); !refusedWith(s, schemas.ReviewRefusedStep) {
+		t.Errorf("a retake of a step never captured: %+v", s.Review.Actions)
+	}
+	limited := *st.Review
+	limited.Retakes = schemas.MaxReviewRetakes
+	if s, _ := retake(&schemas.SessionState{Envelope: st.Envelope, Status: st.Status, Steps: st.Steps, Captures: st.Captures, Review: &limited}, "ana", "selfie", at); !refusedWith(s, schemas.ReviewRefusedRetakes) {
+		t.Errorf("a retake past the limit: %+v", s.Review.Actions)
+	}
+
+	next, changed := retake(st, "ana", "selfie", at)
+	if !changed || next.Status != schemas.StatusCapturing {
+		t.Fatalf("retake: %v, status %s", changed, next.Status)
+	}
+	if c := next.Captures[1]; c.Status != schemas.CaptureRetake || c.CaptureID != "cap_s" || next.Captures[0].Status != schemas.CaptureAccepted {
+		t.Errorf("captures after the retake: %+v", next.Captures)
+	}
+	var names []string
+	for _, c := range next.Checks {
+		names = append(names, c.Name)
+	}
+	if strings.Join(names, ",") != "quality.document_front" || next.Liveness != nil || next.Faces != nil {
+		t.Errorf("kept %v, liveness %v, faces %v: what came of the old selfie must go", names, next.Liveness, next.Faces)
+	}
+	rv := next.Review
+	if rv.ClaimedBy != nil || rv.Retakes != 1 || rv.Retake == nil || rv.Retake.Step != "selfie" || rv.Retake.EventID != reviewEvent(at).Envelope.EventID {
+		t.Errorf("review after the retake: %+v %+v", rv, rv.Retake)
+	}
+	if !next.ExpiresAt.Equal(at.Add(24 * time.Hour)) {
+		t.Errorf("expires at %s: the person needs time to take the step again", next.ExpiresAt)
+	}
+	if st.Status != schemas.StatusReview || st.Captures[1].Status != schemas.CaptureAccepted || st.Liveness == nil {
+		t.Error("the fold changed its input")
+	}
+	// The expiry emitted for the old deadline does not end the reopened session.
+	if _, changed := Fold(next, &schemas.SessionEvent{Envelope: schemas.Envelope{SessionID: "ses_1"}, Expired: &schemas.SessionExpired{ExpiresAt: st.ExpiresAt}}); changed {
+		t.Error("an expiry of the old deadline ended the session")
+	}
+	// Reviewers act on a case in review only: the retake is with the person.
+	if _, changed := retake(next, "ana", "selfie", at.Add(time.Second)); changed {
+		t.Error("a second retake while the person is capturing")
+	}
+
+	// The person takes the selfie again: processing, then the decision group reopens the case.
+	env := func(id string, at time.Time) schemas.Envelope {
+		return schemas.Envelope{EventID: id, SessionID: "ses_1", TenantID: "acme", OccurredAt: at}
+	}
+	next, _ = Fold(next, &schemas.CaptureSubmitted{Envelope: env("evt_c", at.Add(time.Hour)), Step: "selfie", CaptureID: "cap_s2"})
+	next, _ = Fold(next, &schemas.QualityAssessed{Envelope: env("evt_q", at.Add(time.Hour)), Step: "selfie", CaptureID: "cap_s2", Passed: true})
+	if next.Status != schemas.StatusProcessing {
+		t.Fatalf("status %s after the new selfie, want processing", next.Status)
+	}
+	open := func(id string) *schemas.ReviewEvent {
+		return &schemas.ReviewEvent{Envelope: env(id, at.Add(2*time.Hour)), Opened: &schemas.ReviewOpened{PolicyVersion: "p2", Reasons: []schemas.Reason{{Code: "retake_received"}}}}
+	}
+	if _, changed := Fold(next, open(schemas.ReviewOpenedEventID("ses_1", 0))); changed {
+		t.Error("the first round's opening, replayed, reopened the case")
+	}
+	reopened, changed := Fold(next, open(schemas.ReviewOpenedEventID("ses_1", 1)))
+	if !changed || reopened.Status != schemas.StatusReview || reopened.Review.Retake != nil || reopened.Review.PolicyVersion != "p2" ||
+		!reopened.Review.OpenedAt.Equal(at.Add(2*time.Hour)) || reopened.Review.Actions[len(reopened.Review.Actions)-1].Kind != schemas.ReviewActionReopened {
+		t.Fatalf("reopened: %v %+v", changed, reopened.Review)
+	}
+	// A view is an audit record: nothing changes.
+	if _, changed := Fold(reopened, &schemas.ReviewEvent{Envelope: env("evt_v", at.Add(3*time.Hour)), Viewed: &schemas.ReviewViewed{ReviewerID: "ana", What: "case"}}); changed {
+		t.Error("a view changed the session")
+	}
+}

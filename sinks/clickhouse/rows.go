@@ -31,7 +31,7 @@ var (
 	}
 	reviewColumns = []string{
 		"event_id", "session_id", "tenant_id", "kind", "reviewer_id", "outcome", "reason_code",
-		"note", "policy_version", "reasons", "claim_until", "at", "at_ms",
+		"note", "policy_version", "reasons", "claim_until", "at", "at_ms", "subject",
 	}
 	checkColumns = []string{
 		"session_id", "tenant_id", "flow", "name", "status", "score", "threshold", "reason_code",
@@ -145,14 +145,15 @@ func decisionRow(st *schemas.SessionState, hashKey []byte, now time.Time) []any 
 }
 
 // reviewRow returns the review_actions row of one review event (nil for an event with no
-// action). The reviewer's note is free text that may hold personal data: the session's
+// action): opened, claimed, released, decided, retake_requested (subject: the step) or
+// viewed (subject: what was shown). The reviewer's note is free text that may hold personal data: the session's
 // erasure clears it (Sink.erase).
 func reviewRow(ev *schemas.ReviewEvent) []any {
 	var (
-		kind                                    string
-		reviewer, outcome, reason, note, policy *string
-		reasons                                 = []string{}
-		until                                   *time.Time
+		kind                                             string
+		reviewer, outcome, reason, note, policy, subject *string
+		reasons                                          = []string{}
+		until                                            *time.Time
 	)
 	switch {
 	case ev.Opened != nil:
@@ -167,13 +168,18 @@ func reviewRow(ev *schemas.ReviewEvent) []any {
 	case ev.Decided != nil:
 		d := ev.Decided
 		kind, reviewer, outcome, reason, note = "decided", &d.ReviewerID, &d.Outcome, &d.ReasonCode, d.Note
+	case ev.Retake != nil:
+		r := ev.Retake
+		kind, reviewer, reason, note, subject = "retake_requested", &r.ReviewerID, &r.ReasonCode, r.Note, &r.Step
+	case ev.Viewed != nil:
+		kind, reviewer, subject = "viewed", &ev.Viewed.ReviewerID, &ev.Viewed.What
 	default:
 		return nil
 	}
 	at := ev.Envelope.OccurredAt
 	return []any{
 		ev.Envelope.EventID, ev.Envelope.SessionID, ev.Envelope.TenantID, kind, reviewer, outcome, reason,
-		note, policy, reasons, secPtr(until), sec(at), ms(at),
+		note, policy, reasons, secPtr(until), sec(at), ms(at), subject,
 	}
 }
 

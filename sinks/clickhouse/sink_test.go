@@ -239,6 +239,8 @@ func TestReviewActionsLandAndNotesAreErased(t *testing.T) {
 		{Envelope: env(1), Opened: &schemas.ReviewOpened{PolicyVersion: "p1", Reasons: []schemas.Reason{{Code: "liveness_grey_band", Message: "m"}}}},
 		{Envelope: env(2), Claimed: &schemas.ReviewClaimed{ReviewerID: ana, Until: base.Add(15 * time.Minute)}},
 		{Envelope: env(3), Decided: &schemas.ReviewDecided{ReviewerID: ana, Outcome: "rejected", ReasonCode: "mask_seen", Note: &note}},
+		{Envelope: env(4), Retake: &schemas.ReviewRetakeRequested{ReviewerID: ana, Step: "selfie", ReasonCode: "face_hidden", Note: &note, ExpiresAt: base.Add(24 * time.Hour)}},
+		{Envelope: env(5), Viewed: &schemas.ReviewViewed{ReviewerID: ana, What: "image:selfie"}},
 	}
 	recs := []*stream.Record{rec(t, c, schemas.TopicSessionState, sid, st, 0)}
 	for i, ev := range events {
@@ -252,8 +254,11 @@ func TestReviewActionsLandAndNotesAreErased(t *testing.T) {
 	if n := queryInt(t, conn, "SELECT count() FROM "+db+".decisions FINAL WHERE decided_by = 'reviewer' AND reviewer_id = 'ana'"); n != 1 {
 		t.Fatalf("decided_by: %d rows", n)
 	}
-	if n := queryInt(t, conn, "SELECT count() FROM "+db+".review_actions FINAL WHERE session_id = '"+sid+"'"); n != 3 {
-		t.Fatalf("review_actions: %d rows, want 3", n)
+	if n := queryInt(t, conn, "SELECT count() FROM "+db+".review_actions FINAL WHERE session_id = '"+sid+"'"); n != 5 {
+		t.Fatalf("review_actions: %d rows, want 5", n)
+	}
+	if n := queryInt(t, conn, "SELECT count() FROM "+db+".review_actions FINAL WHERE (kind = 'retake_requested' AND subject = 'selfie' AND reason_code = 'face_hidden') OR (kind = 'viewed' AND subject = 'image:selfie' AND reviewer_id = 'ana')"); n != 2 {
+		t.Fatal("the retake's and the view's rows are not as produced")
 	}
 	if n := queryInt(t, conn, "SELECT count() FROM "+db+".review_actions FINAL WHERE kind = 'decided' AND outcome = 'rejected' AND reason_code = 'mask_seen' AND note = '"+note+"'"); n != 1 {
 		t.Fatal("the decision's row is not as produced")

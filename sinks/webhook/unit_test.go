@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -200,6 +201,48 @@ func TestTrigger(t *testing.T) {
 		if outs := run(r); len(outs) != 0 {
 			t.Errorf("%s: %d outputs, want none", name, len(outs))
 		}
+	}
+
+	// A reviewer's retake request: the snapshot that folds it says so, once.
+	private := "private words"
+	retake := decided("ses_7", "ten_a", nil)
+	retake.Decision, retake.DecidedAt, retake.Status = nil, nil, schemas.StatusCapturing
+	retake.Envelope.EventID, retake.Envelope.Producer = "evt_rt7", schemas.ProducerEdge
+	retake.Captures[0].Status = schemas.CaptureRetake
+	retake.Review = &schemas.ReviewState{Retakes: 1, Retake: &schemas.ReviewRetake{
+		Step: "document_front", ReviewerID: "ana", ReasonCode: "document_unreadable", Note: &private,
+		RequestedAt: retake.UpdatedAt, EventID: "evt_rt7",
+	}}
+	outs = run(rec(retake))
+	if len(outs) != 1 {
+		t.Fatalf("retake snapshot: %d outputs", len(outs))
+	}
+	if err := codec.Decode(schemas.TopicWebhookRetry, outs[0].Value, &d); err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Type string `json:"type"`
+		Data struct {
+			Status string                        `json:"status"`
+			Steps  map[string]readmodel.StepView `json:"steps"`
+			Retake *readmodel.RetakeView         `json:"retake"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(d.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if d.WebhookID != "msg_retake_rt7" || body.Type != readmodel.WebhookEventRetakeRequested || body.Data.Status != schemas.StatusCapturing ||
+		body.Data.Steps["document_front"].Status != schemas.CaptureRetake || body.Data.Retake == nil || body.Data.Retake.ReasonCode != "document_unreadable" {
+		t.Errorf("retake delivery %s: %s", d.WebhookID, d.Body)
+	}
+	if strings.Contains(string(d.Body), "private words") {
+		t.Error("the reviewer's note reached the integrator")
+	}
+	// Later snapshots of the same request (the person's captures) send nothing more.
+	later := *retake
+	later.Envelope.EventID = "evt_capture"
+	if outs := run(rec(&later)); len(outs) != 0 {
+		t.Errorf("a later snapshot sent the retake webhook again: %d outputs", len(outs))
 	}
 }
 
