@@ -20,6 +20,7 @@ import (
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	xdraw "golang.org/x/image/draw"
 )
 
@@ -466,6 +467,25 @@ func TestBackOfficeInBrowser(t *testing.T) {
 	b.accessible(t, "case")
 
 	b.run(t, "claim with c", 30*time.Second, chromedp.KeyEvent("c"), chromedp.WaitVisible(chromedp.CSS(`#backoffice[data-claimed-by="sandbox-reviewer"]`)))
+	// The selfie goes back to the person; the case waits for them, then returns to the queue.
+	b.run(t, "ask for a retake", 30*time.Second, chromedp.SendKeys(chromedp.CSS("#bo-reason"), "face_covered"),
+		chromedp.SetValue(chromedp.CSS("#bo-retake-step"), "selfie"), chromedp.Click(chromedp.CSS(".bo-retake")), chromedp.WaitVisible(chromedp.CSS(".bo-awaiting")))
+	b.screenshot(t, "03-awaiting-retake")
+	b.accessible(t, "awaiting retake")
+	if got := c.do(http.MethodGet, "/v1/ekyc/sessions/"+id, c.key, "", nil).json(t); got["status"] != "capturing" {
+		t.Fatalf("after the retake request the session is %v", got["status"])
+	}
+	fresh := c.do(http.MethodPost, "/v1/ekyc/sessions/"+id+"/sdk-token", c.key, "", nil).json(t)
+	if r := c.upload(id, "selfie", "", s.selfie(t), str(fresh["sdk_token"])); r.status != http.StatusOK {
+		t.Fatalf("the selfie again: %d %s", r.status, r.body)
+	}
+	reviewer.awaitCase(t, id)
+	b.run(t, "the case is back", 30*time.Second, chromedp.KeyEvent(kb.Escape), view("queue"), chromedp.WaitVisible(chromedp.CSS(`tr[data-session="`+id+`"]`)),
+		chromedp.Click(chromedp.CSS(`tr[data-session="`+id+`"] .bo-open`)), view("case"), chromedp.WaitVisible(chromedp.CSS(".bo-claim")),
+		chromedp.KeyEvent("c"), chromedp.WaitVisible(chromedp.CSS(`#backoffice[data-claimed-by="sandbox-reviewer"]`)))
+	if hist := eval[string](t, b, `document.querySelector(".bo-history").textContent`); !strings.Contains(hist, "retake_requested") || !strings.Contains(hist, "reopened") {
+		t.Errorf("history %q does not show the retake", hist)
+	}
 	// Typing a reason with a's in it decides nothing; one press of a alone neither.
 	b.run(t, "type the reason", 30*time.Second, chromedp.SendKeys(chromedp.CSS("#bo-reason"), "a_real_face"), chromedp.Focus(chromedp.CSS("h2")), chromedp.KeyEvent("a"))
 	time.Sleep(time.Second)
@@ -476,7 +496,7 @@ func TestBackOfficeInBrowser(t *testing.T) {
 	if txt := eval[string](t, b, `document.querySelector(".bo-decided").textContent`); !strings.Contains(txt, "a_real_face") {
 		t.Errorf("decision shown as %q, want the reason typed", txt)
 	}
-	b.screenshot(t, "03-decided")
+	b.screenshot(t, "04-decided")
 	got := c.waitStatus(id, "verified", "rejected")
 	if dec, _ := got["decision"].(map[string]any); got["status"] != "verified" || dec["decided_by"] != "reviewer" {
 		t.Fatalf("after the back office: %v %v", got["status"], got["decision"])

@@ -1,6 +1,7 @@
 // The reviewers' back office (GET /v1/review/ui on the edge): the review queue, a case with
 // its pictures (zoomable) next to the data each source read (disagreements marked), every
-// check with its score and threshold, the case's history, and the decision, with keyboard
+// check with its score and threshold, the case's history, and the decision or a request that
+// the person take one step again, with keyboard
 // shortcuts (c claim; a approve and r reject, each pressed twice to confirm; Escape back to
 // the queue), which a checkbox turns off (WCAG 2.1.4). It calls the review API with the
 // reviewer's key, which it keeps for the tab only (sessionStorage).
@@ -22,6 +23,7 @@ interface Case {
   claimed_by: string | null;
   claim_expires_at: string | null;
   decided: boolean;
+  awaiting_retake: string | null;
 }
 
 interface Check {
@@ -33,7 +35,7 @@ interface Check {
 }
 
 interface CaseDetail extends Case {
-  session: { status: string; checks: Check[] };
+  session: { status: string; checks: Check[]; steps: Record<string, { status: string }> };
   history: { kind: string; reviewer_id: string | null; at: string; detail: string | null }[];
   decision: { reviewer_id: string; outcome: string; reason_code: string; note: string | null; decided_at: string } | null;
   images: { step: string; name: string; url: string }[];
@@ -227,12 +229,16 @@ class BackOffice {
 
     const reason = h("input", { id: "bo-reason", class: "bo-input", value: "", placeholder: "e.g. live_person", pattern: "[a-z0-9_]{1,64}" });
     const note = h("textarea", { id: "bo-note", class: "bo-input", rows: "3", maxlength: "2000" });
+    const captured = Object.keys(d.session.steps ?? {}).filter((st) => d.session.steps[st].status === "accepted");
+    const retakeStep = h("select", { id: "bo-retake-step", class: "bo-input" }, ...captured.map((st) => h("option", { value: st }, st)));
     const decide = h(
       "section",
       { class: "bo-decide", "aria-label": "Decision" },
       h("h3", {}, "Decision"),
       d.decision
         ? h("p", { class: "bo-decided" }, `${d.decision.outcome} by ${d.decision.reviewer_id} (${d.decision.reason_code})${d.decision.note ? ": " + d.decision.note : ""}`)
+        : d.awaiting_retake
+        ? h("p", { class: "bo-awaiting" }, `Waiting for the person to take ${d.awaiting_retake} again. The case returns to the queue when they have.`)
         : h(
             "div",
             {},
@@ -243,6 +249,12 @@ class BackOffice {
             h("label", { for: "bo-note" }, "Note (seen by reviewers only)"),
             note,
             h("div", { class: "bo-actions" }, button("bo-primary bo-approve", "Approve (a a)", () => void this.decide("verified")), button("bo-danger bo-reject", "Reject (r r)", () => void this.decide("rejected"))),
+            ...(captured.length
+              ? [
+                  h("label", { for: "bo-retake-step" }, "Or ask the person to take a step again (the reason code and note above go with it; the note stays internal)"),
+                  h("div", { class: "bo-actions" }, retakeStep, button("bo-secondary bo-retake", "Ask for a retake", () => void this.retake())),
+                ]
+              : []),
           ),
     );
     const heading = h("h2", { tabindex: "-1" }, `Case ${d.session_id}`);
@@ -295,6 +307,31 @@ class BackOffice {
     await this.open(d.session_id);
   }
 
+  /** retake sends the chosen step back to the person; the case waits for them. */
+  private async retake(): Promise<void> {
+    const d = this.current;
+    if (!d || this.busy || d.decision) return;
+    const step = (document.getElementById("bo-retake-step") as HTMLSelectElement | null)?.value;
+    if (!step) return;
+    this.busy = true;
+    const reason = (document.getElementById("bo-reason") as HTMLInputElement | null)?.value.trim() || "retake_requested";
+    const note = (document.getElementById("bo-note") as HTMLTextAreaElement | null)?.value.trim();
+    try {
+      const r = await this.call<{ status: string }>("POST", `/v1/review/cases/${encodeURIComponent(d.session_id)}/retake`, {
+        step,
+        reason_code: reason,
+        ...(note ? { note } : {}),
+      });
+      this.say(r.status === "recorded" ? "Sent; not confirmed yet: look again in a moment." : `The person is asked to take ${step} again.`);
+    } catch (e) {
+      this.fail(e);
+      return;
+    } finally {
+      this.busy = false;
+    }
+    await this.open(d.session_id);
+  }
+
   private shortcut(e: KeyboardEvent): void {
     const t = e.target as HTMLElement | null;
     if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable)) return;
@@ -303,7 +340,7 @@ class BackOffice {
       void this.queue();
       return;
     }
-    if (!this.current || this.current.decision) return;
+    if (!this.current || this.current.decision || this.current.awaiting_retake) return;
     if (e.key === "c") {
       void this.act("claim");
       return;
