@@ -80,6 +80,9 @@ type ReviewCaseDetail struct {
 	History  []ReviewAction        `json:"history"`
 	Decision *ReviewerDecision     `json:"decision"`
 	Images   []ReviewImage         `json:"images"`
+	// RetakeSteps are the steps a retake request may name: required steps the session
+	// captured.
+	RetakeSteps []string `json:"retake_steps"`
 	// Sources are the data each source read, side by side: the printed fields of each
 	// document step (OCR), each machine readable zone, and the chip.
 	Sources []ReviewSource `json:"sources"`
@@ -296,11 +299,24 @@ func (s *Server) getCase(c *fiber.Ctx) error {
 	}
 	d.Images = s.caseImages(st, r)
 	d.Sources = caseSources(st)
+	d.RetakeSteps = retakeSteps(st)
 	if rd := st.Review.Decided; rd != nil {
 		d.Decision = &ReviewerDecision{ReviewerID: rd.ReviewerID, Outcome: rd.Outcome, ReasonCode: rd.ReasonCode, Note: rd.Note, DecidedAt: readmodel.Timestamp(rd.DecidedAt)}
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.JSON(d)
+}
+
+// retakeSteps lists the steps a reviewer may send back to the person: the session's
+// required steps it captured (the capture page asks for required steps only).
+func retakeSteps(st *schemas.SessionState) []string {
+	out := []string{}
+	for _, step := range st.Steps {
+		if slices.ContainsFunc(st.Captures, func(cp schemas.StepCapture) bool { return cp.Step == step }) {
+			out = append(out, step)
+		}
+	}
+	return out
 }
 
 // caseSources lists what each source of the session read.
@@ -459,8 +475,8 @@ func (s *Server) retakeCase(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !slices.ContainsFunc(st.Captures, func(cp schemas.StepCapture) bool { return cp.Step == req.Step }) {
-		return invalidRequest("step must be a step the session captured")
+	if !slices.Contains(retakeSteps(st), req.Step) {
+		return invalidRequest("step must be a required step the session captured")
 	}
 	if st.Review.Retakes >= schemas.MaxReviewRetakes {
 		return errRetakeLimit()
@@ -584,7 +600,7 @@ func refusal(detail *string) error {
 	case schemas.ReviewRefusedOutcome:
 		return invalidRequest("outcome must be verified or rejected")
 	case schemas.ReviewRefusedStep:
-		return invalidRequest("step must be a step the session captured")
+		return invalidRequest("step must be a required step the session captured")
 	case schemas.ReviewRefusedRetakes:
 		return errRetakeLimit()
 	}

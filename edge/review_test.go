@@ -434,7 +434,20 @@ func TestRenewSDKTokenOfADecidedSession(t *testing.T) {
 	if r := e.do("POST", "/v1/ekyc/sessions/"+s.SessionID+"/sdk-token", keyAcme, "", nil); r.status != 201 {
 		t.Fatalf("an open session: %d %s", r.status, r.body)
 	}
+	// A view a moment behind the retake still shows the session processing: the edge waits.
 	st := cloneForTest(e.state(s.SessionID))
+	st.Status = schemas.StatusProcessing
+	e.sessions.put(st)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		next := cloneForTest(st)
+		next.Status = schemas.StatusCapturing
+		e.sessions.put(next)
+	}()
+	if r := e.do("POST", "/v1/ekyc/sessions/"+s.SessionID+"/sdk-token", keyAcme, "", nil); r.status != 201 {
+		t.Fatalf("a session the view shows capturing a moment later: %d %s", r.status, r.body)
+	}
+	st = cloneForTest(e.state(s.SessionID))
 	st.Status = schemas.StatusVerified
 	e.sessions.put(st)
 	expectProblem(t, e.do("POST", "/v1/ekyc/sessions/"+s.SessionID+"/sdk-token", keyAcme, "", nil), 409, CodeSessionClosed)

@@ -299,7 +299,8 @@ type SDKTokenResponse struct {
 // when the first token is lost or lapsed, notably after a reviewer's retake request
 // (webhook ekyc.session.retake_requested), which moves the session's expiry on: the token
 // of Session Init expires with the session's first expiry. 409 session_closed for a session
-// decided or cancelled, 410 session_expired for one expired.
+// with nothing to capture (processing, decided, cancelled; one processing is given a few
+// seconds to show a retake first), 410 session_expired for one expired.
 func (s *Server) renewSDKToken(c *fiber.Ctx) error {
 	p, err := s.authenticate(c, false)
 	if err != nil {
@@ -308,6 +309,17 @@ func (s *Server) renewSDKToken(c *fiber.Ctx) error {
 	st, err := s.loadSession(c, p)
 	if err != nil {
 		return err
+	}
+	if status := readmodel.EffectiveStatus(st, s.now()); status == schemas.StatusProcessing {
+		// The retake webhook and this view follow the same snapshots: a view a moment behind
+		// still shows the session in review. Give it that moment.
+		ctx, cancel := context.WithTimeout(c.UserContext(), reviewWait)
+		defer cancel()
+		if later, err := s.cfg.Sessions.Wait(ctx, st.Envelope.SessionID, func(st *schemas.SessionState) bool {
+			return st == nil || readmodel.EffectiveStatus(st, s.now()) != schemas.StatusProcessing
+		}); err == nil && later != nil {
+			st = later
+		}
 	}
 	switch status := readmodel.EffectiveStatus(st, s.now()); status {
 	case schemas.StatusOpen, schemas.StatusCapturing:

@@ -553,8 +553,10 @@ type BiometricErasure struct {
 // WebhookDelivery is a pending or dead-lettered webhook delivery
 // (ekyc.webhook.retry.v1, ekyc.webhook.dlq.v1).
 type WebhookDelivery struct {
-	Envelope        Envelope  `avro:"envelope"`
-	WebhookID       string    `avro:"webhook_id"` // stable per event, the same on every attempt
+	Envelope  Envelope `avro:"envelope"`
+	WebhookID string   `avro:"webhook_id"` // stable per event, the same on every attempt
+	// DecisionEventID is the event the webhook tells of: the Decision's (session completed)
+	// or the reviewer's retake request's (retake requested).
 	DecisionEventID string    `avro:"decision_event_id"`
 	URL             string    `avro:"url"`
 	Attempt         int       `avro:"attempt"` // attempts made so far

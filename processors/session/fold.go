@@ -358,19 +358,25 @@ func foldDecision(st *schemas.SessionState, ev *schemas.Decision) (*schemas.Sess
 }
 
 // stale reports whether an event about captureID is about a capture of step that has since
-// been replaced by another one. Events that name no capture, or a step with no capture,
+// been replaced by another one, or sent back for a retake (by the gate or a reviewer: what
+// comes of it no longer counts). Events that name no capture, or a step with no capture,
 // are not stale.
 func (f Folder) stale(st *schemas.SessionState, step, captureID string) bool {
 	if captureID == "" {
 		return false
 	}
 	i := captureIndex(st.Captures, step)
-	return i >= 0 && st.Captures[i].CaptureID != captureID
+	return i >= 0 && (st.Captures[i].CaptureID != captureID || st.Captures[i].Status == schemas.CaptureRetake)
 }
 
 // staleSelfieMatch reports whether a face match compared a selfie that has since been
-// replaced by a retake: its selfie pairs' checks name their selfie capture.
+// replaced by a retake (its selfie pairs' checks name their selfie capture), or faces from
+// before a reviewer's retake request: its time is the latest of its faces' (the facematch
+// group's), so one not after the request compared none of the faces taken again.
 func (f Folder) staleSelfieMatch(st *schemas.SessionState, ev *schemas.FacesMatched) bool {
+	if st.Review != nil && st.Review.Retake != nil && !ev.Envelope.OccurredAt.After(st.Review.Retake.RequestedAt) {
+		return true
+	}
 	for _, c := range ev.Checks {
 		if strings.HasPrefix(c.Name, "face.selfie_") && c.CaptureID != nil && f.stale(st, flow.StepSelfie, *c.CaptureID) {
 			return true

@@ -113,8 +113,10 @@ func (f Folder) foldRetake(st *schemas.SessionState, ev *schemas.ReviewEvent) (*
 		return refuse(st, ev.Envelope, rq.ReviewerID, schemas.ReviewRefusedDecided, "retake: the case is decided")
 	case !holds(st.Review, rq.ReviewerID, at):
 		return refuse(st, ev.Envelope, rq.ReviewerID, schemas.ReviewRefusedNotClaimed, "retake: the case is not claimed by this reviewer")
-	case i < 0 || !slices.Contains(f.stepOrder(st), rq.Step):
-		return refuse(st, ev.Envelope, rq.ReviewerID, schemas.ReviewRefusedStep, "retake: the session has no capture of step "+rq.Step)
+	case i < 0 || !slices.Contains(st.Steps, rq.Step):
+		// Required steps only: the capture page and the SDK ask for those, so an optional
+		// step sent back would never be taken again.
+		return refuse(st, ev.Envelope, rq.ReviewerID, schemas.ReviewRefusedStep, "retake: the session has no capture of required step "+rq.Step)
 	case st.Review.Retakes >= schemas.MaxReviewRetakes:
 		return refuse(st, ev.Envelope, rq.ReviewerID, schemas.ReviewRefusedRetakes, fmt.Sprintf("retake: the session had %d retakes", st.Review.Retakes))
 	}
@@ -124,6 +126,9 @@ func (f Folder) foldRetake(st *schemas.SessionState, ev *schemas.ReviewEvent) (*
 	c.Status, c.UpdatedAt = schemas.CaptureRetake, at
 	next.Captures = slices.Clone(st.Captures)
 	next.Captures[i] = c
+	// The fraud group's session checks name no capture: it assesses the session again only
+	// when some are missing, and a new document, chip or selfie must be assessed again.
+	next.Checks = slices.DeleteFunc(next.Checks, func(ch schemas.Check) bool { return ch.Source == "fraud" && ch.CaptureID == nil })
 	// The chip's results and the face matches name no capture dropDerived would know them
 	// by: a chip read again, or a new face on either side, makes them stale.
 	if rq.Step == flow.StepNFC {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -134,6 +135,7 @@ func TestReviewRetake(t *testing.T) {
 			{Name: "quality.selfie", Status: schemas.CheckPass, CaptureID: capID("cap_s")},
 			{Name: "liveness.passive", Status: schemas.CheckFail, CaptureID: capID("cap_s")},
 			{Name: "face.selfie_document", Status: schemas.CheckPass},
+			{Name: "fraud.blocklist_id", Status: schemas.CheckPass, Source: "fraud"},
 		},
 		Liveness: &schemas.LivenessAssessed{CaptureID: "cap_s"},
 		Faces:    &schemas.FacesMatched{},
@@ -157,6 +159,11 @@ func TestReviewRetake(t *testing.T) {
 	}
 	if s, _ := retake(st, "ana", "passport", at); !refusedWith(s, schemas.ReviewRefusedStep) {
 		t.Errorf("a retake of a step never captured: %+v", s.Review.Actions)
+	}
+	optional := cloneState(st)
+	optional.Captures = append(slices.Clone(st.Captures), schemas.StepCapture{Step: "nfc", CaptureID: "cap_n", Status: schemas.CaptureAccepted})
+	if s, _ := retake(optional, "ana", "nfc", at); !refusedWith(s, schemas.ReviewRefusedStep) {
+		t.Errorf("a retake of an optional step, which the capture page never asks for: %+v", s.Review.Actions)
 	}
 	limited := *st.Review
 	limited.Retakes = schemas.MaxReviewRetakes
@@ -187,6 +194,14 @@ func TestReviewRetake(t *testing.T) {
 	}
 	if st.Status != schemas.StatusReview || st.Captures[1].Status != schemas.CaptureAccepted || st.Liveness == nil {
 		t.Error("the fold changed its input")
+	}
+	// What comes late of the selfie sent back, or of faces compared before the request, is
+	// not taken.
+	if _, changed := Fold(next, &schemas.LivenessAssessed{Envelope: schemas.Envelope{EventID: "evt_l", OccurredAt: at.Add(time.Second)}, CaptureID: "cap_s"}); changed {
+		t.Error("liveness of the selfie sent back was folded")
+	}
+	if _, changed := Fold(next, &schemas.FacesMatched{Envelope: schemas.Envelope{EventID: "evt_f", OccurredAt: at}}); changed {
+		t.Error("a face match of faces from before the request was folded")
 	}
 	// The expiry emitted for the old deadline does not end the reopened session.
 	if _, changed := Fold(next, &schemas.SessionEvent{Envelope: schemas.Envelope{SessionID: "ses_1"}, Expired: &schemas.SessionExpired{ExpiresAt: st.ExpiresAt}}); changed {

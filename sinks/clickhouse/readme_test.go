@@ -24,14 +24,16 @@ func TestReadmeQueriesRun(t *testing.T) {
 	var recs []*stream.Record
 	for i := 0; i < 40; i++ {
 		st := decidedState(i, []string{RetentionService, RetentionIntegrator}[i%2])
-		recs = append(recs, rec(t, c, schemas.TopicSessionState, st.Envelope.SessionID, st, int64(i)))
+		if i%8 != 4 { // a case still open has not ended: no decisions row
+			recs = append(recs, rec(t, c, schemas.TopicSessionState, st.Envelope.SessionID, st, int64(i)))
+		}
 		cr := consent(i)
 		recs = append(recs, rec(t, c, schemas.TopicConsents, cr.TrackingID, cr, int64(i)))
 		recs = append(recs, rec(t, c, schemas.TopicWebhookAttempts, st.Envelope.SessionID, webhookAttempt(i, 1+i%2), int64(i)))
 		if i%4 == 0 { // a case in review, decided by a reviewer (every other one still open)
 			evs := reviewEvents(st, fmt.Sprintf("rev_%d", i%3))
 			if i%8 == 4 {
-				evs = evs[:2]
+				evs = evs[:4] // opened, claimed, viewed, a retake requested
 			}
 			for j, ev := range evs {
 				recs = append(recs, rec(t, c, schemas.TopicReviews, st.Envelope.SessionID, ev, int64(i*10+j)))
@@ -80,6 +82,8 @@ func reviewEvents(st *schemas.SessionState, reviewer string) []*schemas.ReviewEv
 	return []*schemas.ReviewEvent{
 		{Envelope: env(1), Opened: &schemas.ReviewOpened{PolicyVersion: "p1", Reasons: []schemas.Reason{{Code: "liveness_grey_band", Message: "m"}}}},
 		{Envelope: env(2), Claimed: &schemas.ReviewClaimed{ReviewerID: reviewer, Until: st.CreatedAt.Add(17 * time.Minute)}},
-		{Envelope: env(3), Decided: &schemas.ReviewDecided{ReviewerID: reviewer, Outcome: st.Status, ReasonCode: "checked"}},
+		{Envelope: env(3), Viewed: &schemas.ReviewViewed{ReviewerID: reviewer, What: "image:selfie"}},
+		{Envelope: env(4), Retake: &schemas.ReviewRetakeRequested{ReviewerID: reviewer, Step: "selfie", ReasonCode: "face_covered", ExpiresAt: st.CreatedAt.Add(24 * time.Hour)}},
+		{Envelope: env(5), Decided: &schemas.ReviewDecided{ReviewerID: reviewer, Outcome: st.Status, ReasonCode: "checked"}},
 	}
 }

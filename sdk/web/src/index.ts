@@ -418,12 +418,22 @@ class Flow {
     });
   }
 
-  /** processing waits for the decision after the last step. */
+  /**
+   * processing waits for the decision after the last step. A reviewer may send a step back
+   * meanwhile (the session is capturing again, that step's status retake): the person takes
+   * it again here.
+   */
   private processing(): void {
     this.setProgress(this.steps.length);
     this.show("processing", "status.processing", h("div", { class: "ids-spinner", "aria-hidden": "true" }));
     this.say(this.t("status.processing"));
-    this.watch(1500, true, () => false);
+    this.watch(1500, true, (st) => {
+      const back = st?.status === "capturing" ? this.steps.filter((s) => st.steps[s]?.status === "retake") : [];
+      if (!back.length) return false;
+      for (const s of back) this.accepted.delete(s);
+      this.next(st);
+      return true;
+    });
   }
 
   /**
