@@ -33,6 +33,7 @@ var apiOperations = []string{
 	"POST /v1/review/cases/{session_id}/release",
 	"POST /v1/review/cases/{session_id}/decision",
 	"POST /v1/review/cases/{session_id}/retake",
+	"GET /v1/review/analytics",
 	"GET /v1/review/images/{token}",
 	"GET /v1/review/ui",
 	"POST /v1/admin/blocklist",

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/idstream/idstream/edge/pages"
+	"github.com/idstream/idstream/internal/analytics"
 	"github.com/idstream/idstream/internal/blob"
 	"github.com/idstream/idstream/internal/flow"
 	"github.com/idstream/idstream/internal/imagecheck"
@@ -82,6 +83,9 @@ type Config struct {
 	// hand-off link's phone page with base_url, session_id, token and nonce added
 	// (default DefaultCaptureAppURL).
 	CaptureAppURL string
+	// Analytics computes the analyst views reviewers read on GET /v1/review/analytics (the
+	// ClickHouse the sink writes). Nil: that endpoint answers 404.
+	Analytics analytics.Source
 }
 
 // Server is the REST edge. It is safe for concurrent use.
@@ -270,6 +274,7 @@ func (s *Server) routes() {
 	v1.Post("/review/cases/:session_id/release", s.releaseCase)
 	v1.Post("/review/cases/:session_id/decision", s.decideCase)
 	v1.Post("/review/cases/:session_id/retake", s.retakeCase)
+	v1.Get("/review/analytics", s.reviewAnalytics)
 	v1.Get("/review/images/:token", s.caseImage)
 	v1.Get("/review/ui", s.backOffice)
 

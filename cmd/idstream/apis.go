@@ -4,22 +4,28 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/idstream/idstream"
 	"github.com/idstream/idstream/consent"
 	"github.com/idstream/idstream/edge"
+	"github.com/idstream/idstream/internal/analytics"
 	"github.com/idstream/idstream/internal/tenant"
 	"github.com/idstream/idstream/processors/liveness"
 	"github.com/idstream/idstream/processors/ocr"
 	"github.com/idstream/idstream/processors/quality"
 	"github.com/idstream/idstream/processors/topology"
 	"github.com/idstream/idstream/readmodel"
+	chsink "github.com/idstream/idstream/sinks/clickhouse"
 	"github.com/idstream/idstream/stream"
 )
 
@@ -87,6 +93,7 @@ func (s *Service) startEdge(topology.Node) error {
 	if err != nil {
 		return fmt.Errorf("openapi: %w", err)
 	}
+	s.analytics = &clickHouseAnalytics{s: s}
 	s.edge, err = edge.New(edge.Config{
 		Tenants:        tenants,
 		Publisher:      producer,
@@ -111,6 +118,7 @@ func (s *Service) startEdge(topology.Node) error {
 		ConsentChecker: consent.NewChecker(consents),
 		PublicURL:      s.cfg.PublicURL,
 		CaptureAppURL:  s.cfg.CaptureAppURL,
+		Analytics:      s.analytics,
 	})
 	if err != nil {
 		return fmt.Errorf("edge: %w", err)
@@ -212,4 +220,64 @@ func (s *Service) tokenSecret() ([]byte, error) {
 		return nil, fmt.Errorf("token secret: %w", err)
 	}
 	return key, nil
+}
+
+// clickHouseAnalytics is the edge's analytics.Source over the ClickHouse the sink writes. It
+// connects on first use, once the service has started (the edge starts before the sink,
+// which in dev starts the server): at the address the sink uses in this process, else at
+// --clickhouse-addr, with the same credentials. Until ClickHouse answers, Report fails and
+// the edge answers 503. Safe for concurrent use.
+type clickHouseAnalytics struct {
+	s    *Service
+	mu   sync.Mutex
+	conn driver.Conn
+	a    *chsink.Analyst
+}
+
+func (c *clickHouseAnalytics) Report(ctx context.Context, tenantID string, from, to time.Time) (*analytics.Report, error) {
+	a, err := c.analyst(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return a.Report(ctx, tenantID, from, to)
+}
+
+func (c *clickHouseAnalytics) analyst(ctx context.Context) (*chsink.Analyst, error) {
+	if !c.s.started.Load() {
+		return nil, errors.New("analytics: the service is starting")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.a != nil {
+		return c.a, nil
+	}
+	addr := c.s.chAddr // written before started
+	if addr == "" {
+		addr = c.s.cfg.ClickHouseAddr
+	}
+	opts, err := c.s.cfg.Conn.clickHouseOptions()
+	if err != nil {
+		return nil, err
+	}
+	conn, err := chsink.Dial(ctx, addr, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("analytics: %w", err)
+	}
+	a, err := chsink.NewAnalyst(conn, "")
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	c.conn, c.a = conn, a
+	return a, nil
+}
+
+// Close closes the connection, if one was made.
+func (c *clickHouseAnalytics) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nil {
+		c.conn.Close()
+		c.conn, c.a = nil, nil
+	}
 }

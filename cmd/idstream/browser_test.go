@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -22,6 +23,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	xdraw "golang.org/x/image/draw"
+
+	"github.com/idstream/idstream/edge"
+	"github.com/idstream/idstream/internal/tenant"
 )
 
 // browser is a headless Chromium (Debian's) whose camera is a fake device fed from a Y4M
@@ -501,6 +505,63 @@ func TestBackOfficeInBrowser(t *testing.T) {
 	if dec, _ := got["decision"].(map[string]any); got["status"] != "verified" || dec["decided_by"] != "reviewer" {
 		t.Fatalf("after the back office: %v %v", got["status"], got["decision"])
 	}
+	if console := b.consoleText(); strings.Contains(console, "Content Security Policy") || strings.Contains(console, "exception") {
+		t.Errorf("the page logged:\n%s", console)
+	}
+}
+
+// TestAnalyticsInBrowser: with the ClickHouse sink on, the back office's analytics show a
+// reviewer's tenant its sessions, rejection reasons, time per step, the reviewer's
+// decisions and views of personal data, read by the edge from ClickHouse.
+func TestAnalyticsInBrowser(t *testing.T) {
+	s, c, reviewer := reviewService(t, func(c *Config) {
+		c.Sinks, c.StartClickHouse, c.ClickHouseAddr = []string{"clickhouse"}, true, "127.0.0.1:0"
+	})
+	reviewed := runFlow(t, s, c, "id_card", 1)
+	byPolicy := runFlow(t, s, c, "vehicle_registration", 2)
+	reviewer.awaitCase(t, reviewed)
+	if r := reviewer.do(http.MethodGet, "/v1/review/cases/"+reviewed, reviewer.key, "", nil); r.status != http.StatusOK {
+		t.Fatalf("case: %d", r.status)
+	}
+	if r := reviewer.do(http.MethodPost, "/v1/review/cases/"+reviewed+"/claim", reviewer.key, "", nil); r.status != http.StatusOK {
+		t.Fatalf("claim: %d %s", r.status, r.body)
+	}
+	if r := reviewer.postJSON("/v1/review/cases/"+reviewed+"/decision", reviewer.key, map[string]any{"outcome": "rejected", "reason_code": "mask_seen"}); r.status != http.StatusOK && r.status != http.StatusAccepted {
+		t.Fatalf("decision: %d %s", r.status, r.body)
+	}
+	c.waitStatus(reviewed, "rejected")
+	c.waitStatus(byPolicy, "verified", "rejected")
+	// The sink writes ClickHouse a moment after the decisions.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		r := reviewer.do(http.MethodGet, "/v1/review/analytics", reviewer.key, "", nil)
+		var v edge.AnalyticsView
+		if r.status == http.StatusOK && json.Unmarshal(r.body, &v) == nil && len(v.Report.Reviewers) == 1 && len(v.Report.Views) == 1 && len(v.Report.Days) == 2 {
+			if v.Report.RejectReasons[0].Code != "mask_seen" || v.Report.Reviewers[0].Rejected != 1 {
+				t.Fatalf("analytics %s", r.body)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("analytics never showed both sessions: %d %s", r.status, r.body)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+
+	b := newBrowser(t, s.selfie(t))
+	b.run(t, "sign in", 60*time.Second, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(c.base+"/v1/review/ui"), chromedp.WaitVisible(chromedp.CSS("#bo-key")),
+		chromedp.SendKeys(chromedp.CSS("#bo-key"), reviewer.key), chromedp.Click(chromedp.CSS(".bo-signin button")),
+		chromedp.WaitVisible(chromedp.CSS(`#backoffice[data-view="queue"]`)))
+	b.run(t, "open the analytics", 30*time.Second, chromedp.Click(chromedp.CSS(".bo-nav-analytics")),
+		chromedp.WaitVisible(chromedp.CSS(`#backoffice[data-view="analytics"]`)), chromedp.WaitVisible(chromedp.CSS(".bo-days")), chromedp.WaitVisible(chromedp.CSS(".bo-chart")))
+	if rows := eval[int](t, b, `document.querySelectorAll(".bo-days tbody tr").length`); rows != 2 {
+		t.Errorf("%d rows of days and flows, want 2 (id_card, vehicle_registration)", rows)
+	}
+	if txt := eval[string](t, b, `document.querySelector(".bo-reviewers").textContent + document.querySelector(".bo-reasons").textContent`); !strings.Contains(txt, tenant.SandboxReviewerID) || !strings.Contains(txt, "mask_seen") {
+		t.Errorf("reviewers and reasons: %q", txt)
+	}
+	b.screenshot(t, "01-analytics")
+	b.accessible(t, "analytics")
 	if console := b.consoleText(); strings.Contains(console, "Content Security Policy") || strings.Contains(console, "exception") {
 		t.Errorf("the page logged:\n%s", console)
 	}

@@ -849,17 +849,7 @@ func (h *chaosHarness) queryClickHouse(ctx context.Context, query string, scan f
 		return err
 	}
 	defer conn.Close()
-	rows, err := conn.Query(ctx, query)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return chsink.EachRow(ctx, conn, query, nil, scan)
 }
 
 func (h *chaosHarness) snapshot() []chaos.Session {

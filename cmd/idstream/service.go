@@ -99,6 +99,7 @@ type Service struct {
 	producer   *stream.Producer // shared by the APIs and sinks (shared)
 	tenants    *tenant.Registry // loaded once (shared)
 	edge       *edge.Server
+	analytics  *clickHouseAnalytics // the edge's analyst views (startEdge)
 	edgeLn     net.Listener
 	edgeAddr   string
 
@@ -462,6 +463,9 @@ func (s *Service) Close() {
 	}
 	if s.producer != nil {
 		s.producer.Close()
+	}
+	if s.analytics != nil {
+		s.analytics.Close()
 	}
 	if s.clickhouse != nil {
 		_ = s.clickhouse.Close()

@@ -3,9 +3,11 @@
 // check with its score and threshold, the case's history, and the decision or a request that
 // the person take one step again, with keyboard
 // shortcuts (c claim; a approve and r reject, each pressed twice to confirm; Escape back to
-// the queue), which a checkbox turns off (WCAG 2.1.4). It calls the review API with the
+// the queue), which a checkbox turns off (WCAG 2.1.4); and the tenant's analyst views
+// (analytics.ts). It calls the review API with the
 // reviewer's key, which it keeps for the tab only (sessionStorage).
 
+import { type AnalyticsView, renderAnalytics } from "./analytics";
 import { button, h, replace } from "./dom";
 
 interface Reason {
@@ -35,7 +37,8 @@ interface Check {
 }
 
 interface CaseDetail extends Case {
-  session: { status: string; checks: Check[]; steps: Record<string, { status: string }> };
+  session: { status: string; checks: Check[] };
+  retake_steps: string[];
   history: { kind: string; reviewer_id: string | null; at: string; detail: string | null }[];
   decision: { reviewer_id: string; outcome: string; reason_code: string; note: string | null; decided_at: string } | null;
   images: { step: string; name: string; url: string }[];
@@ -86,7 +89,14 @@ class BackOffice {
       this.header,
       h("h1", {}, "idstream review"),
       this.key
-        ? h("div", { class: "bo-actions" }, h("label", { for: "bo-shortcuts" }, toggle, " Keyboard shortcuts"), button("bo-secondary bo-signout", "Sign out", () => this.signOut()))
+        ? h(
+            "div",
+            { class: "bo-actions" },
+            button("bo-link bo-nav-queue", "Queue", () => void this.queue()),
+            button("bo-link bo-nav-analytics", "Analytics", () => void this.analytics()),
+            h("label", { for: "bo-shortcuts" }, toggle, " Keyboard shortcuts"),
+            button("bo-secondary bo-signout", "Sign out", () => this.signOut()),
+          )
         : null,
     );
   }
@@ -229,7 +239,7 @@ class BackOffice {
 
     const reason = h("input", { id: "bo-reason", class: "bo-input", value: "", placeholder: "e.g. live_person", pattern: "[a-z0-9_]{1,64}" });
     const note = h("textarea", { id: "bo-note", class: "bo-input", rows: "3", maxlength: "2000" });
-    const captured = Object.keys(d.session.steps ?? {}).filter((st) => d.session.steps[st].status === "accepted");
+    const captured = d.retake_steps ?? [];
     const retakeStep = h("select", { id: "bo-retake-step", class: "bo-input" }, ...captured.map((st) => h("option", { value: st }, st)));
     const decide = h(
       "section",
@@ -305,6 +315,35 @@ class BackOffice {
       this.busy = false;
     }
     await this.open(d.session_id);
+  }
+
+  /** analytics shows the tenant's analyst views over the last days. */
+  private async analytics(days = 14): Promise<void> {
+    this.current = null;
+    let v: AnalyticsView;
+    try {
+      v = await this.call("GET", `/v1/review/analytics?days=${days}`);
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    this.root.dataset.view = "analytics";
+    const select = h("select", { id: "bo-days", class: "bo-input" });
+    for (const n of [7, 14, 30, 92]) {
+      const o = h("option", { value: String(n) }, `Last ${n} days`);
+      o.selected = n === days;
+      select.append(o);
+    }
+    select.addEventListener("change", () => void this.analytics(Number(select.value)));
+    const heading = h("h2", { tabindex: "-1" }, "Analytics");
+    replace(
+      this.main,
+      heading,
+      h("p", {}, h("label", { for: "bo-days" }, "Period "), select, ` · sessions opened from ${v.from.slice(0, 10)} (UTC) · a few seconds behind the pipeline`),
+      ...renderAnalytics(v),
+    );
+    this.say("");
+    heading.focus();
   }
 
   /** retake sends the chosen step back to the person; the case waits for them. */
