@@ -12,6 +12,7 @@ import (
 
 	"github.com/idstream/idstream/edge/pages"
 	"github.com/idstream/idstream/internal/blob"
+	"github.com/idstream/idstream/internal/flow"
 	"github.com/idstream/idstream/internal/tenant"
 	"github.com/idstream/idstream/readmodel"
 	"github.com/idstream/idstream/schemas"
@@ -23,6 +24,9 @@ import (
 
 // ReviewImage is one captured picture of a case, behind a short-lived signed URL.
 type ReviewImage struct {
+	// Kind is what the picture is: PictureCapture (what the person took), PictureDocumentFace
+	// (the face the document reader cut from it) or PictureChipPortrait (the chip's DG2).
+	Kind      string `json:"kind"`
 	Step      string `json:"step"`
 	CaptureID string `json:"capture_id"`
 	Name      string `json:"name"`
@@ -31,6 +35,13 @@ type ReviewImage struct {
 	ExpiresAt string `json:"expires_at"`
 }
 
+// Kinds of ReviewImage.
+const (
+	PictureCapture      = "capture"
+	PictureDocumentFace = "document_face"
+	PictureChipPortrait = "chip_portrait"
+)
+
 // ReviewImageTTL is how long a case's image URLs are valid.
 const ReviewImageTTL = 5 * time.Minute
 
@@ -38,25 +49,50 @@ const ReviewImageTTL = 5 * time.Minute
 // reviewer, expiry.
 const tokenImage = "image"
 
-// caseImages are the case's captured pictures (each step's latest capture) with signed URLs
-// valid for ReviewImageTTL and for this reviewer only. An erased session has none (its
-// captures are gone from the state).
+// caseImages are the case's pictures with signed URLs valid for ReviewImageTTL and for this
+// reviewer only: each step's latest capture, the face the document reader cut from a
+// document (name "face_crop") and the chip's portrait (DG2, as a JPEG). An erased session
+// has none (its captures are gone from the state).
 func (s *Server) caseImages(st *schemas.SessionState, r reviewer) []ReviewImage {
 	exp := s.now().Add(ReviewImageTTL).Truncate(time.Second)
 	out := []ReviewImage{}
-	for _, cp := range st.Captures {
-		for _, b := range cp.Blobs {
-			if !strings.HasPrefix(b.MediaType, "image/") {
-				continue
-			}
-			tok := s.signToken(tokenImage, st.Envelope.SessionID, r.tenant.ID, cp.CaptureID, b.Name, r.id, strconv.FormatInt(exp.Unix(), 10))
-			out = append(out, ReviewImage{
-				Step: cp.Step, CaptureID: cp.CaptureID, Name: b.Name, MediaType: b.MediaType,
-				// A path, not an address: the back office loads it from its own origin, whatever
-				// host the reviewer reached the edge by.
-				URL: "/v1/review/images/" + tok, ExpiresAt: readmodel.Timestamp(exp),
-			})
+	for _, b := range casePictures(st) {
+		tok := s.signToken(tokenImage, st.Envelope.SessionID, r.tenant.ID, b.captureID, b.ref.Name, r.id, strconv.FormatInt(exp.Unix(), 10))
+		out = append(out, ReviewImage{
+			Kind: b.kind, Step: b.step, CaptureID: b.captureID, Name: b.ref.Name, MediaType: b.ref.MediaType,
+			// A path, not an address: the back office loads it from its own origin, whatever
+			// host the reviewer reached the edge by.
+			URL: "/v1/review/images/" + tok, ExpiresAt: readmodel.Timestamp(exp),
+		})
+	}
+	return out
+}
+
+// casePicture is one picture of a case: the step and capture it came of, and its blob.
+type casePicture struct {
+	kind, step, captureID string
+	ref                   schemas.BlobRef
+}
+
+// casePictures lists the session's pictures (image blobs only): the captures' images, the
+// documents' face crops and the chip's portrait, in that order.
+func casePictures(st *schemas.SessionState) []casePicture {
+	var out []casePicture
+	add := func(kind, step, captureID string, ref *schemas.BlobRef) {
+		if ref != nil && ref.URI != "" && strings.HasPrefix(ref.MediaType, "image/") {
+			out = append(out, casePicture{kind: kind, step: step, captureID: captureID, ref: *ref})
 		}
+	}
+	for _, cp := range st.Captures {
+		for i := range cp.Blobs {
+			add(PictureCapture, cp.Step, cp.CaptureID, &cp.Blobs[i])
+		}
+	}
+	for _, d := range st.Documents {
+		add(PictureDocumentFace, d.Step, d.CaptureID, d.FaceCrop)
+	}
+	if ch := st.Chip; ch != nil {
+		add(PictureChipPortrait, flow.StepNFC, ch.CaptureID, ch.FaceImage)
 	}
 	return out
 }
@@ -88,23 +124,12 @@ func (s *Server) caseImage(c *fiber.Ctx) error {
 	if !found || st == nil || st.Envelope.TenantID != tenantID {
 		return problem(fiber.StatusNotFound, CodeNotFound, "no such image")
 	}
-	var (
-		ref  *schemas.BlobRef
-		step string
-	)
-	for i := range st.Captures {
-		if st.Captures[i].CaptureID != captureID {
-			continue
-		}
-		for j := range st.Captures[i].Blobs {
-			if b := &st.Captures[i].Blobs[j]; b.Name == name && strings.HasPrefix(b.MediaType, "image/") {
-				ref, step = b, st.Captures[i].Step
-			}
-		}
-	}
-	if ref == nil {
+	pics := casePictures(st)
+	i := slices.IndexFunc(pics, func(p casePicture) bool { return p.captureID == captureID && p.ref.Name == name })
+	if i < 0 {
 		return problem(fiber.StatusNotFound, CodeNotFound, "no such image")
 	}
+	ref, step := &pics[i].ref, pics[i].step
 	data, err := s.cfg.Blobs.Get(c.UserContext(), ref.URI)
 	if errors.Is(err, blob.ErrNotFound) {
 		return problem(fiber.StatusNotFound, CodeNotFound, "no such image")

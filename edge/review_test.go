@@ -452,3 +452,36 @@ func TestRenewSDKTokenOfADecidedSession(t *testing.T) {
 	e.sessions.put(st)
 	expectProblem(t, e.do("POST", "/v1/ekyc/sessions/"+s.SessionID+"/sdk-token", keyAcme, "", nil), 409, CodeSessionClosed)
 }
+
+// TestCasePortraits: besides the captures, a case shows the face the document reader cut
+// from the document and the chip's portrait, each behind its own signed URL.
+func TestCasePortraits(t *testing.T) {
+	e := reviewEnv(t)
+	id := e.caseWithSelfie(t)
+	put := func(key string) schemas.BlobRef {
+		obj, err := e.blobs.Put(context.Background(), "acme/"+id+"/"+key, jpegBytes(t), "image/jpeg")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return schemas.BlobRef{Name: key, URI: obj.URI, MediaType: "image/jpeg"}
+	}
+	crop, dg2 := put("face_crop"), put("dg2_face")
+	st := cloneForTest(e.state(id))
+	st.Documents = []schemas.DocumentRead{{Step: "document_front", CaptureID: "cap_f", FaceCrop: &crop}}
+	st.Chip = &schemas.ChipVerified{CaptureID: "cap_n", FaceImage: &dg2}
+	e.sessions.put(st)
+	var d ReviewCaseDetail
+	if err := json.Unmarshal(e.do("GET", "/v1/review/cases/"+id, keyAna, "", nil).body, &d); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, im := range d.Images {
+		got = append(got, im.Step+"/"+im.Name)
+		if r := e.do("GET", im.URL, "", "", nil); r.status != 200 || !bytes.Equal(r.body, jpegBytes(t)) {
+			t.Errorf("%s/%s: %d", im.Step, im.Name, r.status)
+		}
+	}
+	if want := []string{"selfie/image", "document_front/face_crop", "nfc/dg2_face"}; !equalStrings(got, want) {
+		t.Errorf("pictures %v, want %v", got, want)
+	}
+}

@@ -41,7 +41,7 @@ interface CaseDetail extends Case {
   retake_steps: string[];
   history: { kind: string; reviewer_id: string | null; at: string; detail: string | null }[];
   decision: { reviewer_id: string; outcome: string; reason_code: string; note: string | null; decided_at: string } | null;
-  images: { step: string; name: string; url: string }[];
+  images: { kind: string; step: string; name: string; url: string }[];
   sources: { source: string; fields: Record<string, string> }[];
 }
 
@@ -227,13 +227,15 @@ class BackOffice {
     this.root.dataset.claimedBy = d.claimed_by ?? "";
     const images = h("section", { class: "bo-images", "aria-label": "Pictures" });
     d.images.forEach((im, i) => {
-      const img = h("img", { src: im.url, alt: `${im.step}, picture ${i + 1} of ${d.images.length}`, class: "bo-img" });
+      const img = h("img", { src: im.url, class: "bo-img" });
       const zoom = h("button", { type: "button", class: "bo-zoom", "aria-pressed": "false" }, img);
       zoom.addEventListener("click", () => {
         const on = img.classList.toggle("bo-zoomed");
         zoom.setAttribute("aria-pressed", String(on));
       });
-      images.append(h("figure", {}, zoom, h("figcaption", {}, `${im.step} (press to zoom)`)));
+      const what = im.kind === "document_face" ? `face on ${im.step}` : im.kind === "chip_portrait" ? "chip portrait (DG2)" : im.step;
+      img.alt = `${what}, picture ${i + 1} of ${d.images.length}`;
+      images.append(h("figure", {}, zoom, h("figcaption", {}, `${what} (press to zoom)`)));
     });
     if (!d.images.length) images.append(h("p", {}, "No pictures (erased or none captured)."));
 
