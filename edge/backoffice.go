@@ -51,7 +51,7 @@ const tokenImage = "image"
 
 // caseImages are the case's pictures with signed URLs valid for ReviewImageTTL and for this
 // reviewer only: each step's latest capture, the face the document reader cut from a
-// document (name "face_crop") and the chip's portrait (DG2, as a JPEG). An erased session
+// document and the chip's portrait (DG2, as a JPEG). An erased session
 // has none (its captures are gone from the state).
 func (s *Server) caseImages(st *schemas.SessionState, r reviewer) []ReviewImage {
 	exp := s.now().Add(ReviewImageTTL).Truncate(time.Second)
@@ -129,7 +129,7 @@ func (s *Server) caseImage(c *fiber.Ctx) error {
 	if i < 0 {
 		return problem(fiber.StatusNotFound, CodeNotFound, "no such image")
 	}
-	ref, step := &pics[i].ref, pics[i].step
+	ref, step, kind := &pics[i].ref, pics[i].step, pics[i].kind
 	data, err := s.cfg.Blobs.Get(c.UserContext(), ref.URI)
 	if errors.Is(err, blob.ErrNotFound) {
 		return problem(fiber.StatusNotFound, CodeNotFound, "no such image")
@@ -138,7 +138,7 @@ func (s *Server) caseImage(c *fiber.Ctx) error {
 		s.log.Error("edge: read a case image", "request_id", requestID(c), "err", err)
 		return errUnavailable()
 	}
-	if err := s.recordView(c, sessionID, tenantID, reviewerID, "image:"+step); err != nil {
+	if err := s.recordView(c, sessionID, tenantID, reviewerID, viewSubject(kind, step)); err != nil {
 		return err
 	}
 	c.Set(fiber.HeaderCacheControl, "private, no-store")
@@ -147,6 +147,15 @@ func (s *Server) caseImage(c *fiber.Ctx) error {
 	c.Set("Cross-Origin-Resource-Policy", "same-origin")
 	c.Set(fiber.HeaderContentType, ref.MediaType)
 	return c.Send(data)
+}
+
+// viewSubject is what a picture's view record says was seen: image:<step> for a capture,
+// document_face:<step> or chip_portrait:nfc.
+func viewSubject(kind, step string) string {
+	if kind == PictureCapture {
+		return "image:" + step
+	}
+	return kind + ":" + step
 }
 
 // backOffice serves the reviewers' back office (its data comes from the review API, with

@@ -434,9 +434,9 @@ func TestRenewSDKTokenOfADecidedSession(t *testing.T) {
 	if r := e.do("POST", "/v1/ekyc/sessions/"+s.SessionID+"/sdk-token", keyAcme, "", nil); r.status != 201 {
 		t.Fatalf("an open session: %d %s", r.status, r.body)
 	}
-	// A view a moment behind the retake still shows the session processing: the edge waits.
+	// A view a moment behind the retake still shows the session in review: the edge waits.
 	st := cloneForTest(e.state(s.SessionID))
-	st.Status = schemas.StatusProcessing
+	st.Status = schemas.StatusReview
 	e.sessions.put(st)
 	go func() {
 		time.Sleep(100 * time.Millisecond)
@@ -476,12 +476,22 @@ func TestCasePortraits(t *testing.T) {
 	}
 	var got []string
 	for _, im := range d.Images {
-		got = append(got, im.Step+"/"+im.Name)
+		got = append(got, im.Kind+":"+im.Step+"/"+im.Name)
 		if r := e.do("GET", im.URL, "", "", nil); r.status != 200 || !bytes.Equal(r.body, jpegBytes(t)) {
 			t.Errorf("%s/%s: %d", im.Step, im.Name, r.status)
 		}
 	}
-	if want := []string{"selfie/image", "document_front/face_crop", "nfc/dg2_face"}; !equalStrings(got, want) {
+	if want := []string{"capture:selfie/image", "document_face:document_front/face_crop", "chip_portrait:nfc/dg2_face"}; !equalStrings(got, want) {
 		t.Errorf("pictures %v, want %v", got, want)
+	}
+	var views []string
+	for _, o := range e.pub.on(schemas.TopicReviews) {
+		var ev schemas.ReviewEvent
+		if json.Unmarshal(o.Value, &ev) == nil && ev.Viewed != nil && strings.Contains(ev.Viewed.What, ":") {
+			views = append(views, ev.Viewed.What)
+		}
+	}
+	if want := []string{"image:selfie", "document_face:document_front", "chip_portrait:nfc"}; !equalStrings(views, want) {
+		t.Errorf("views recorded %v, want %v: which picture was seen", views, want)
 	}
 }

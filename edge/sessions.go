@@ -299,7 +299,7 @@ type SDKTokenResponse struct {
 // when the first token is lost or lapsed, notably after a reviewer's retake request
 // (webhook ekyc.session.retake_requested), which moves the session's expiry on: the token
 // of Session Init expires with the session's first expiry. 409 session_closed for a session
-// with nothing to capture (processing, decided, cancelled; one processing is given a few
+// with nothing to capture (processing, decided, cancelled; one in review is given a few
 // seconds to show a retake first), 410 session_expired for one expired.
 func (s *Server) renewSDKToken(c *fiber.Ctx) error {
 	p, err := s.authenticate(c, false)
@@ -310,14 +310,18 @@ func (s *Server) renewSDKToken(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if status := readmodel.EffectiveStatus(st, s.now()); status == schemas.StatusProcessing {
-		// The retake webhook and this view follow the same snapshots: a view a moment behind
-		// still shows the session in review. Give it that moment.
+	if st.Status == schemas.StatusReview {
+		// Only a session in review can be sent back to the person, and the retake webhook
+		// and this view follow the same snapshots: a view a moment behind still shows the
+		// session in review. Give it that moment.
 		ctx, cancel := context.WithTimeout(c.UserContext(), reviewWait)
 		defer cancel()
 		if later, err := s.cfg.Sessions.Wait(ctx, st.Envelope.SessionID, func(st *schemas.SessionState) bool {
 			return st == nil || readmodel.EffectiveStatus(st, s.now()) != schemas.StatusProcessing
-		}); err == nil && later != nil {
+		}); err == nil {
+			if later == nil {
+				return errSessionNotFound()
+			}
 			st = later
 		}
 	}

@@ -523,8 +523,9 @@ type ReviewRetakeRequested struct {
 	ExpiresAt  time.Time `avro:"expires_at"`
 }
 
-// ReviewViewed: a reviewer saw the session's personal data (What: "case" or
-// "image:<step>"). It is an audit record: the session state does not change.
+// ReviewViewed: a reviewer saw the session's personal data (What: "case", or a picture:
+// "image:<step>", "document_face:<step>", "chip_portrait:nfc"). It is an audit record: the
+// session state does not change.
 type ReviewViewed struct {
 	ReviewerID string `avro:"reviewer_id"`
 	What       string `avro:"what"`

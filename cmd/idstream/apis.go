@@ -93,7 +93,11 @@ func (s *Service) startEdge(topology.Node) error {
 	if err != nil {
 		return fmt.Errorf("openapi: %w", err)
 	}
-	s.analytics = &clickHouseAnalytics{s: s}
+	var source analytics.Source // nil: the edge answers 404
+	if s.cfg.EdgeAnalytics {
+		s.analytics = &clickHouseAnalytics{s: s}
+		source = s.analytics
+	}
 	s.edge, err = edge.New(edge.Config{
 		Tenants:        tenants,
 		Publisher:      producer,
@@ -118,7 +122,7 @@ func (s *Service) startEdge(topology.Node) error {
 		ConsentChecker: consent.NewChecker(consents),
 		PublicURL:      s.cfg.PublicURL,
 		CaptureAppURL:  s.cfg.CaptureAppURL,
-		Analytics:      s.analytics,
+		Analytics:      source,
 	})
 	if err != nil {
 		return fmt.Errorf("edge: %w", err)
@@ -222,17 +226,31 @@ func (s *Service) tokenSecret() ([]byte, error) {
 	return key, nil
 }
 
-// clickHouseAnalytics is the edge's analytics.Source over the ClickHouse the sink writes. It
-// connects on first use, once the service has started (the edge starts before the sink,
-// which in dev starts the server): at the address the sink uses in this process, else at
-// --clickhouse-addr, with the same credentials. Until ClickHouse answers, Report fails and
-// the edge answers 503. Safe for concurrent use.
+// clickHouseAnalytics is the edge's analytics.Source over the ClickHouse the sink writes
+// (--edge-analytics). It connects on first use, once the service has started (the edge
+// starts before the sink, which in dev starts the server): at the address the sink uses in
+// this process, else at --clickhouse-addr, with the same credentials. One request dials,
+// outside the lock, while the others wait for it (or their own deadline); a failed dial is
+// answered at once for analyticsRetry before the next try, so an edge without ClickHouse
+// credentials does not dial on every page load. Safe for concurrent use.
 type clickHouseAnalytics struct {
-	s    *Service
-	mu   sync.Mutex
-	conn driver.Conn
-	a    *chsink.Analyst
+	s       *Service
+	mu      sync.Mutex
+	conn    driver.Conn
+	a       *chsink.Analyst
+	dialing chan struct{} // closed when the dial in flight ends
+	failed  error         // the last dial's error, until retryAt
+	retryAt time.Time
+	closed  bool
 }
+
+// analyticsRetry is how long a failed dial is answered before the next try.
+const analyticsRetry = 30 * time.Second
+
+// analyticsDialTimeout bounds one dial and its ping.
+const analyticsDialTimeout = 10 * time.Second
+
+var errAnalyticsClosed = errors.New("analytics: closed")
 
 func (c *clickHouseAnalytics) Report(ctx context.Context, tenantID string, from, to time.Time) (*analytics.Report, error) {
 	a, err := c.analyst(ctx)
@@ -246,36 +264,80 @@ func (c *clickHouseAnalytics) analyst(ctx context.Context) (*chsink.Analyst, err
 	if !c.s.started.Load() {
 		return nil, errors.New("analytics: the service is starting")
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.a != nil {
-		return c.a, nil
+	for {
+		c.mu.Lock()
+		switch {
+		case c.closed:
+			c.mu.Unlock()
+			return nil, errAnalyticsClosed
+		case c.a != nil:
+			a := c.a
+			c.mu.Unlock()
+			return a, nil
+		case c.failed != nil && time.Now().Before(c.retryAt):
+			err := c.failed
+			c.mu.Unlock()
+			return nil, err
+		case c.dialing != nil:
+			wait := c.dialing
+			c.mu.Unlock()
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		done := make(chan struct{})
+		c.dialing = done
+		c.mu.Unlock()
+		conn, a, err := c.dial()
+		c.mu.Lock()
+		c.dialing = nil
+		close(done)
+		switch {
+		case err != nil:
+			c.failed, c.retryAt = err, time.Now().Add(analyticsRetry)
+		case c.closed:
+			conn.Close()
+			a, err = nil, errAnalyticsClosed
+		default:
+			c.conn, c.a, c.failed = conn, a, nil
+		}
+		c.mu.Unlock()
+		return a, err
 	}
+}
+
+// dial connects to ClickHouse (see clickHouseAnalytics).
+func (c *clickHouseAnalytics) dial() (driver.Conn, *chsink.Analyst, error) {
 	addr := c.s.chAddr // written before started
 	if addr == "" {
 		addr = c.s.cfg.ClickHouseAddr
 	}
 	opts, err := c.s.cfg.Conn.clickHouseOptions()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	ctx, cancel := context.WithTimeout(c.s.ctx, analyticsDialTimeout)
+	defer cancel()
 	conn, err := chsink.Dial(ctx, addr, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("analytics: %w", err)
+		return nil, nil, fmt.Errorf("analytics: %w", err)
 	}
 	a, err := chsink.NewAnalyst(conn, "")
 	if err != nil {
 		conn.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	c.conn, c.a = conn, a
-	return a, nil
+	return conn, a, nil
 }
 
-// Close closes the connection, if one was made.
+// Close closes the connection, if one was made; later reports fail.
 func (c *clickHouseAnalytics) Close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.closed = true
 	if c.conn != nil {
 		c.conn.Close()
 		c.conn, c.a = nil, nil

@@ -515,7 +515,7 @@ func TestBackOfficeInBrowser(t *testing.T) {
 // decisions and views of personal data, read by the edge from ClickHouse.
 func TestAnalyticsInBrowser(t *testing.T) {
 	s, c, reviewer := reviewService(t, func(c *Config) {
-		c.Sinks, c.StartClickHouse, c.ClickHouseAddr = []string{"clickhouse"}, true, "127.0.0.1:0"
+		c.Sinks, c.StartClickHouse, c.ClickHouseAddr, c.EdgeAnalytics = []string{"clickhouse"}, true, "127.0.0.1:0", true
 	})
 	reviewed := runFlow(t, s, c, "id_card", 1)
 	byPolicy := runFlow(t, s, c, "vehicle_registration", 2)

@@ -28,7 +28,7 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, log *slog.Logg
 	if err := parse(flagSet("dev", &cfg), args); err != nil {
 		return err
 	}
-	cfg.Groups, cfg.Sinks, cfg.StartClickHouse = allGroups, allSinks, true
+	cfg.Groups, cfg.Sinks, cfg.StartClickHouse, cfg.EdgeAnalytics = allGroups, allSinks, true, true
 	if cfg.MetricsAddr == "" {
 		cfg.MetricsAddr = devMetricsAddr
 	}

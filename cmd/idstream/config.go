@@ -53,6 +53,7 @@ type Config struct {
 	ErasureLag      time.Duration   // --erasure-lag: longest an erased record stays in a compacted topic's log
 	PublicURL       string          // --public-url: where people reach the edge, for capture_url and hand-off links
 	CaptureAppURL   string          // --capture-app-url: the deep link of the app that reads the chip
+	EdgeAnalytics   bool            // --edge-analytics: the edge serves reviewers' analytics from ClickHouse (dev: on)
 }
 
 // flagSet builds the flags shared by the service commands, with defaults taken from the
@@ -77,6 +78,7 @@ func flagSet(name string, cfg *Config) *flag.FlagSet {
 	str(&cfg.MetricsAddr, "metrics-addr", "", "serve the process's Prometheus /metrics, /healthz and /readyz on this address, apart from the public ports (dev: 127.0.0.1:9464 unless set); unauthenticated, keep it private; empty: off")
 	str(&cfg.PublicURL, "public-url", "", "scheme and host people reach the edge at (https://verify.example.com), for Session Init's capture_url and the chip hand-off links; empty: the request's own")
 	str(&cfg.CaptureAppURL, "capture-app-url", edge.DefaultCaptureAppURL, "deep link of your app that reads the ID chip, opened by a hand-off link's phone page with base_url, session_id, token and nonce added")
+	boolFlag(fs, &cfg.EdgeAnalytics, "edge-analytics", "the edge serves the reviewers' analytics (GET /v1/review/analytics) from the ClickHouse at --clickhouse-addr, with --clickhouse-user and IDSTREAM_CLICKHOUSE_PASSWORD (give it a read-only user); dev: on")
 	host, _ := os.Hostname()
 	str(&cfg.InstanceID, "instance-id", host, "stable id of this replica, unique among the replicas of a group; a restarted replica with the same id fences its crashed predecessor's open transaction at once")
 	replicas, _ := strconv.Atoi(envOr("edge-replicas", "1"))

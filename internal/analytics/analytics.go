@@ -21,11 +21,12 @@ type Source interface {
 type Report struct {
 	// Days: sessions that ended, per day opened and flow, by day then flow.
 	Days []FlowDay `json:"days"`
-	// RejectReasons: reason codes of rejected sessions, the most frequent first (top 20).
+	// RejectReasons: reason codes of rejected sessions (each session counted once per code),
+	// the most frequent first (top 20).
 	RejectReasons []ReasonCount `json:"reject_reasons"`
 	// Steps: time per step of decided sessions, per flow.
 	Steps []FlowSteps `json:"steps"`
-	// Reviewers: sessions a reviewer decided, per day decided and reviewer.
+	// Reviewers: sessions a reviewer decided in the period, per day decided and reviewer.
 	Reviewers []ReviewerDay `json:"reviewers"`
 	// FraudSignals: failed or warning fraud checks, per day opened and check, by day then
 	// the most failures first.

@@ -85,7 +85,7 @@ func (f Folder) Fold(st *schemas.SessionState, event any) (*schemas.SessionState
 		}
 		return foldResult(st, st.Faces, ev, ev.Envelope, ev.Checks, func(n *schemas.SessionState, v *schemas.FacesMatched) { n.Faces = v })
 	case *schemas.FraudAssessed:
-		if ev == nil || st == nil || isTerminal(st.Status) || !schemas.ChecksChange(st.Checks, ev.Checks) {
+		if ev == nil || st == nil || isTerminal(st.Status) || beforeRetake(st, ev.Envelope) || !schemas.ChecksChange(st.Checks, ev.Checks) {
 			return st, false
 		}
 		next := cloneState(st)
@@ -369,12 +369,19 @@ func (f Folder) stale(st *schemas.SessionState, step, captureID string) bool {
 	return i >= 0 && (st.Captures[i].CaptureID != captureID || st.Captures[i].Status == schemas.CaptureRetake)
 }
 
+// beforeRetake reports whether an assessment of the whole session (its time is the
+// snapshot's it was made from) predates the reviewer's retake request the session is
+// waiting on: it judged what the person is taking again.
+func beforeRetake(st *schemas.SessionState, env schemas.Envelope) bool {
+	return st.Review != nil && st.Review.Retake != nil && !env.OccurredAt.After(st.Review.Retake.RequestedAt)
+}
+
 // staleSelfieMatch reports whether a face match compared a selfie that has since been
 // replaced by a retake (its selfie pairs' checks name their selfie capture), or faces from
 // before a reviewer's retake request: its time is the latest of its faces' (the facematch
 // group's), so one not after the request compared none of the faces taken again.
 func (f Folder) staleSelfieMatch(st *schemas.SessionState, ev *schemas.FacesMatched) bool {
-	if st.Review != nil && st.Review.Retake != nil && !ev.Envelope.OccurredAt.After(st.Review.Retake.RequestedAt) {
+	if beforeRetake(st, ev.Envelope) {
 		return true
 	}
 	for _, c := range ev.Checks {

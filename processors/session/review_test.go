@@ -160,7 +160,8 @@ func TestReviewRetake(t *testing.T) {
 	if s, _ := retake(st, "ana", "passport", at); !refusedWith(s, schemas.ReviewRefusedStep) {
 		t.Errorf("a retake of a step never captured: %+v", s.Review.Actions)
 	}
-	optional := cloneState(st)
+	optional := cloneState(st) // a passport session, whose flow allows an optional chip read
+	optional.Flow, optional.Steps = "passport", []string{"passport", "selfie"}
 	optional.Captures = append(slices.Clone(st.Captures), schemas.StepCapture{Step: "nfc", CaptureID: "cap_n", Status: schemas.CaptureAccepted})
 	if s, _ := retake(optional, "ana", "nfc", at); !refusedWith(s, schemas.ReviewRefusedStep) {
 		t.Errorf("a retake of an optional step, which the capture page never asks for: %+v", s.Review.Actions)
@@ -202,6 +203,14 @@ func TestReviewRetake(t *testing.T) {
 	}
 	if _, changed := Fold(next, &schemas.FacesMatched{Envelope: schemas.Envelope{EventID: "evt_f", OccurredAt: at}}); changed {
 		t.Error("a face match of faces from before the request was folded")
+	}
+	if _, changed := Fold(next, &schemas.FraudAssessed{Envelope: schemas.Envelope{EventID: "evt_x", OccurredAt: at.Add(-time.Second)},
+		Checks: []schemas.Check{{Name: "fraud.blocklist_id", Status: schemas.CheckPass, Source: "fraud"}}}); changed {
+		t.Error("a fraud assessment made before the request was folded: the new capture would never be assessed")
+	}
+	if _, changed := Fold(next, &schemas.FacesMatched{Envelope: schemas.Envelope{EventID: "evt_f2", OccurredAt: at.Add(time.Minute)},
+		Checks: []schemas.Check{{Name: "face.selfie_document", Status: schemas.CheckPass}}}); !changed {
+		t.Error("a face match made after the request was not folded")
 	}
 	// The expiry emitted for the old deadline does not end the reopened session.
 	if _, changed := Fold(next, &schemas.SessionEvent{Envelope: schemas.Envelope{SessionID: "ses_1"}, Expired: &schemas.SessionExpired{ExpiresAt: st.ExpiresAt}}); changed {

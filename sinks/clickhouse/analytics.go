@@ -29,7 +29,8 @@ func NewAnalyst(conn driver.Conn, db string) (*Analyst, error) {
 	return &Analyst{conn: conn, db: db}, nil
 }
 
-// Report implements analytics.Source: sessions opened in [from, to) (views: made in it).
+// Report implements analytics.Source: sessions opened in [from, to) (reviewers' decisions
+// and views: made in it). Days are UTC dates, whatever the server's timezone.
 func (a *Analyst) Report(ctx context.Context, tenantID string, from, to time.Time) (*analytics.Report, error) {
 	r := &analytics.Report{
 		Days: []analytics.FlowDay{}, RejectReasons: []analytics.ReasonCount{}, Steps: []analytics.FlowSteps{},
@@ -41,7 +42,7 @@ func (a *Analyst) Report(ctx context.Context, tenantID string, from, to time.Tim
 		name, sql string
 		scan      func(driver.Rows) error
 	}{
-		{"days", `SELECT toString(toDate(created_at)) AS day, flow, count(),
+		{"days", `SELECT toString(toDate(created_at, 'UTC')) AS day, flow, count(),
        countIf(outcome = 'verified'), countIf(outcome = 'rejected'), countIf(status IN ('expired', 'cancelled'))
 FROM ` + a.db + `.decisions FINAL WHERE ` + opened + `
 GROUP BY day, flow ORDER BY day, flow`, func(rows driver.Rows) error {
@@ -54,7 +55,7 @@ GROUP BY day, flow ORDER BY day, flow`, func(rows driver.Rows) error {
 			r.Days = append(r.Days, d)
 			return nil
 		}},
-		{"reject reasons", `SELECT reason, count() AS sessions
+		{"reject reasons", `SELECT reason, uniqExact(session_id) AS sessions
 FROM ` + a.db + `.decisions FINAL ARRAY JOIN reasons AS reason
 WHERE outcome = 'rejected' AND ` + opened + `
 GROUP BY reason ORDER BY sessions DESC, reason LIMIT 20`, func(rows driver.Rows) error {
@@ -92,10 +93,11 @@ GROUP BY flow ORDER BY flow`, func(rows driver.Rows) error {
 			r.Steps = append(r.Steps, fs)
 			return nil
 		}},
-		{"reviewers", `SELECT toString(toDate(decided_at)) AS day, assumeNotNull(reviewer_id) AS reviewer,
+		{"reviewers", `SELECT toString(toDate(decided_at, 'UTC')) AS day, assumeNotNull(reviewer_id) AS reviewer,
        countIf(outcome = 'verified'), countIf(outcome = 'rejected')
 FROM ` + a.db + `.decisions FINAL
-WHERE decided_by = 'reviewer' AND reviewer_id IS NOT NULL AND decided_at IS NOT NULL AND ` + opened + `
+WHERE decided_by = 'reviewer' AND reviewer_id IS NOT NULL
+  AND tenant_id = ? AND decided_at >= toDateTime(?) AND decided_at < toDateTime(?)
 GROUP BY day, reviewer ORDER BY day, reviewer`, func(rows driver.Rows) error {
 			var d analytics.ReviewerDay
 			var v, rj uint64
@@ -106,7 +108,7 @@ GROUP BY day, reviewer ORDER BY day, reviewer`, func(rows driver.Rows) error {
 			r.Reviewers = append(r.Reviewers, d)
 			return nil
 		}},
-		{"fraud signals", `SELECT toString(toDate(created_at)) AS day, name, countIf(status = 'fail') AS failed, countIf(status = 'warn')
+		{"fraud signals", `SELECT toString(toDate(created_at, 'UTC')) AS day, name, countIf(status = 'fail') AS failed, countIf(status = 'warn')
 FROM ` + a.db + `.checks FINAL
 WHERE name LIKE 'fraud.%' AND status IN ('fail', 'warn') AND ` + opened + `
 GROUP BY day, name ORDER BY day, failed DESC, name`, func(rows driver.Rows) error {

@@ -26,8 +26,16 @@ func TestAnalystReport(t *testing.T) {
 		}
 		recs = append(recs, rec(t, c, schemas.TopicSessionState, st.Envelope.SessionID, st, int64(i)))
 	}
-	other := decidedState(12, RetentionService) // another tenant's rejected session
+	// ses_000008 gave its reason twice (two face pairs can both fail): one session still.
+	eight := recs[7]
+	st8 := decidedState(8, RetentionService)
+	st8.Decision.Reasons = append(st8.Decision.Reasons, st8.Decision.Reasons[0])
+	recs[7] = rec(t, c, schemas.TopicSessionState, st8.Envelope.SessionID, st8, eight.Offset)
+	// Another tenant's rejected session, decided by its reviewer, with a fraud warning.
+	other := decidedState(20, RetentionService)
 	other.Envelope.TenantID = "ten_b"
+	cuc := "cuc"
+	other.Decision.DecidedBy, other.Decision.ReviewerID = schemas.DecidedByReviewer, &cuc
 	recs = append(recs, rec(t, c, schemas.TopicSessionState, other.Envelope.SessionID, other, 20))
 	view := func(n int, tenant, sid, reviewer, what string) *stream.Record {
 		ev := &schemas.ReviewEvent{
@@ -36,7 +44,7 @@ func TestAnalystReport(t *testing.T) {
 		}
 		return rec(t, c, schemas.TopicReviews, sid, ev, int64(30+n))
 	}
-	recs = append(recs, view(1, "ten_a", "ses_000003", "ana", "case"), view(2, "ten_a", "ses_000003", "ana", "image:selfie"), view(3, "ten_b", "ses_000012", "cuc", "case"))
+	recs = append(recs, view(1, "ten_a", "ses_000003", "ana", "case"), view(2, "ten_a", "ses_000003", "ana", "image:selfie"), view(3, "ten_b", "ses_000020", "cuc", "case"))
 	if err := s.Write(context.Background(), recs); err != nil {
 		t.Fatal(err)
 	}

@@ -124,7 +124,7 @@ const stepNames: Record<string, string> = {
 export function renderAnalytics(v: AnalyticsView): HTMLElement[] {
   const r = v.report;
   const days: string[] = [];
-  for (let d = new Date(v.from); d.toISOString() < v.to; d = new Date(d.getTime() + 86400000)) days.push(d.toISOString().slice(0, 10));
+  for (let t = Date.parse(v.from), end = Date.parse(v.to); t < end; t += 86400000) days.push(new Date(t).toISOString().slice(0, 10));
   const perDay = (pick: "verified" | "rejected" | "expired") => days.map((d) => r.days.filter((x) => x.day === d).reduce((s, x) => s + x[pick], 0));
   const ended = r.days.reduce((s, x) => s + x.sessions, 0);
   const verified = r.days.reduce((s, x) => s + x.verified, 0);

@@ -430,7 +430,10 @@ class Flow {
     this.watch(1500, true, (st) => {
       const back = st?.status === "capturing" ? this.steps.filter((s) => st.steps[s]?.status === "retake") : [];
       if (!back.length) return false;
-      for (const s of back) this.accepted.delete(s);
+      for (const s of back) {
+        this.accepted.delete(s);
+        this.emitStep(s, "retake");
+      }
       this.next(st);
       return true;
     });
