@@ -3,6 +3,7 @@ package deploy
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -207,5 +208,37 @@ func TestHelmChart(t *testing.T) {
 	slices.Sort(scaled)
 	if !slices.Equal(scaled, []string{"rel-liveness", "rel-ocr"}) {
 		t.Errorf("ScaledObjects %v, want OCR and liveness", scaled)
+	}
+}
+
+// TestHelmEdgeAnalytics: with edge.analyticsUser the edge serves the reviewers' analytics,
+// reading ClickHouse as that user with its own password; no other pod gets that password,
+// and without it the edge has none at all (TestHelmChart).
+func TestHelmEdgeAnalytics(t *testing.T) {
+	ms := render(t, "--set", "edge.analyticsUser=analyst", "--set", "secretValues.clickhouseAnalyticsPassword=ro-secret")
+	seen := false
+	for _, m := range ms {
+		if m.Kind != "Deployment" && m.Kind != "StatefulSet" {
+			continue
+		}
+		env := map[string]string{}
+		for _, e := range m.Spec.Template.Spec.Containers[0].Env {
+			v := e.Value
+			if ref, ok := e.ValueFrom["secretKeyRef"].(map[string]any); ok {
+				v = "secret:" + fmt.Sprint(ref["key"])
+			}
+			env[e.Name] = v
+		}
+		isEdge := strings.HasSuffix(m.Metadata.Name, "-edge")
+		seen = seen || isEdge
+		if isEdge && (env["IDSTREAM_EDGE_ANALYTICS"] != "1" || env["IDSTREAM_CLICKHOUSE_USER"] != "analyst" || env["IDSTREAM_CLICKHOUSE_PASSWORD"] != "secret:clickhouse-analytics-password") {
+			t.Errorf("edge env %v: want analytics as analyst with the analytics password", env)
+		}
+		if !isEdge && (env["IDSTREAM_EDGE_ANALYTICS"] != "" || env["IDSTREAM_CLICKHOUSE_PASSWORD"] == "secret:clickhouse-analytics-password") {
+			t.Errorf("%s: got the edge's analytics settings", m.Metadata.Name)
+		}
+	}
+	if !seen {
+		t.Fatal("no edge Deployment rendered")
 	}
 }

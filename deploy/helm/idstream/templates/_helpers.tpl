@@ -62,8 +62,6 @@ app.kubernetes.io/component: {{ .component }}
   valueFrom: {secretKeyRef: {name: {{ include "idstream.secretName" . }}, key: token-secret}}
 - name: IDSTREAM_CLICKHOUSE_ADDR
   value: {{ .Values.clickhouse.addr | quote }}
-- name: IDSTREAM_CLICKHOUSE_USER
-  value: {{ .Values.clickhouse.user | quote }}
 - name: IDSTREAM_CLICKHOUSE_TLS
   value: {{ .Values.clickhouse.tls | quote }}
 - name: IDSTREAM_BLOB_STORE
@@ -110,7 +108,9 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 {{- end -}}
 
-{{/* The pod spec of one component: (dict "root" $ "component" "ocr" "args" (list "process" "ocr") "resources" ... "clickhouse" bool). */}}
+{{/* The pod spec of one component: (dict "root" $ "component" "ocr" "args" (list "process" "ocr") "resources" ... "clickhouse" bool "analyticsUser" string).
+     clickhouse: the ClickHouse password (migrate and the ClickHouse sink); analyticsUser: the
+     edge reads ClickHouse for the reviewers' analytics as this read-only user. */}}
 {{- define "idstream.podSpec" -}}
 {{- $root := .root -}}
 securityContext:
@@ -126,6 +126,17 @@ containers:
     args: {{ toJson .args }}
     env:
       {{- include "idstream.env" $root | nindent 6 }}
+      {{- if .analyticsUser }}
+      - name: IDSTREAM_EDGE_ANALYTICS
+        value: "1"
+      - name: IDSTREAM_CLICKHOUSE_USER
+        value: {{ .analyticsUser | quote }}
+      - name: IDSTREAM_CLICKHOUSE_PASSWORD
+        valueFrom: {secretKeyRef: {name: {{ include "idstream.secretName" $root }}, key: clickhouse-analytics-password}}
+      {{- else }}
+      - name: IDSTREAM_CLICKHOUSE_USER
+        value: {{ $root.Values.clickhouse.user | quote }}
+      {{- end }}
       {{- if .clickhouse }}
       - name: IDSTREAM_CLICKHOUSE_PASSWORD
         valueFrom: {secretKeyRef: {name: {{ include "idstream.secretName" $root }}, key: clickhouse-password}}
