@@ -235,6 +235,7 @@ func (s *Service) tokenSecret() ([]byte, error) {
 // credentials does not dial on every page load. Safe for concurrent use.
 type clickHouseAnalytics struct {
 	s       *Service
+	connect func() (driver.Conn, *chsink.Analyst, error) // nil: dial (tests replace it)
 	mu      sync.Mutex
 	conn    driver.Conn
 	a       *chsink.Analyst
@@ -291,7 +292,11 @@ func (c *clickHouseAnalytics) analyst(ctx context.Context) (*chsink.Analyst, err
 		done := make(chan struct{})
 		c.dialing = done
 		c.mu.Unlock()
-		conn, a, err := c.dial()
+		connect := c.connect
+		if connect == nil {
+			connect = c.dial
+		}
+		conn, a, err := connect()
 		c.mu.Lock()
 		c.dialing = nil
 		close(done)
