@@ -38,13 +38,13 @@ const reviewWait = 5 * time.Second
 
 // Review problem codes.
 const (
-	CodeCaseNotFound   = "case_not_found"
-	CodeCaseClaimed    = "case_claimed"
-	CodeCaseNotClaimed = "case_not_claimed"
-	CodeCaseDecided    = "case_decided"
-	CodeLinkExpired    = "link_expired"
-	CodeRetakeLimit    = "retake_limit"
-	CodeCaseRetaking   = "case_awaiting_retake"
+	CodeCaseNotFound       = "case_not_found"
+	CodeCaseClaimed        = "case_claimed"
+	CodeCaseNotClaimed     = "case_not_claimed"
+	CodeCaseDecided        = "case_decided"
+	CodeLinkExpired        = "link_expired"
+	CodeRetakeLimit        = "retake_limit"
+	CodeCaseAwaitingRetake = "case_awaiting_retake"
 )
 
 // ReviewCase is one case of the queue.
@@ -463,7 +463,7 @@ type reviewRetake struct {
 // that step until now + ReviewRetakeWindow (or its later expiry), the claim is released,
 // the integrator gets an ekyc.session.retake_requested webhook, and the case returns to the
 // queue once the step is taken again. 200 {session_id, status: capturing, step,
-// expires_at}; 422 for a step the session did not capture; 409 retake_limit after
+// expires_at}; 422 for a step that is not a required step it captured; 409 retake_limit after
 // schemas.MaxReviewRetakes retakes.
 func (s *Server) retakeCase(c *fiber.Ctx) error {
 	var req reviewRetake
@@ -527,7 +527,7 @@ func (s *Server) caseOpen(st *schemas.SessionState, r reviewer, mustHold bool) e
 	switch {
 	case st.Status == schemas.StatusReview && rv.Decided == nil: // open: see below
 	case rv.Retake != nil && (st.Status == schemas.StatusCapturing || st.Status == schemas.StatusProcessing):
-		return problemf(fiber.StatusConflict, CodeCaseRetaking, "the person is taking %s again: the case returns to the queue once they have", rv.Retake.Step)
+		return problemf(fiber.StatusConflict, CodeCaseAwaitingRetake, "the person is taking %s again: the case returns to the queue once they have", rv.Retake.Step)
 	default:
 		return problem(fiber.StatusConflict, CodeCaseDecided, "the case is decided or closed")
 	}

@@ -357,7 +357,7 @@ func TestRetakeCase(t *testing.T) {
 	if r := e.do("GET", "/v1/review/cases", keyAna, "", nil); r.json(t)["total"].(float64) != 0 {
 		t.Errorf("a case with the person is in the queue: %s", r.body)
 	}
-	expectProblem(t, e.do("POST", "/v1/review/cases/"+id+"/claim", keyBao, "", nil), 409, CodeCaseRetaking)
+	expectProblem(t, e.do("POST", "/v1/review/cases/"+id+"/claim", keyBao, "", nil), 409, CodeCaseAwaitingRetake)
 	var d ReviewCaseDetail
 	if err := json.Unmarshal(e.do("GET", "/v1/review/cases/"+id, keyAna, "", nil).body, &d); err != nil || d.AwaitingRetake == nil || *d.AwaitingRetake != "selfie" {
 		t.Errorf("the case does not say it waits for the selfie: %+v", d.ReviewCase)

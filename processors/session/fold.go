@@ -100,7 +100,7 @@ func (f Folder) Fold(st *schemas.SessionState, event any) (*schemas.SessionState
 		if ev == nil || st == nil {
 			return st, false
 		}
-		return f.foldReview(st, ev)
+		return foldReview(st, ev)
 	}
 	return st, false
 }

@@ -22,8 +22,8 @@ import (
 //   - released: the holder gives the claim back; anyone else's release is refused.
 //   - decided: accepted from the holder of an unexpired claim, with outcome verified or
 //     rejected, once; the decision group then emits the session's decision.
-//   - retake_requested: accepted from the holder of an unexpired claim for a step the
-//     session captured, at most schemas.MaxReviewRetakes times: the step's capture goes
+//   - retake_requested: accepted from the holder of an unexpired claim for a required step
+//     the session captured, at most schemas.MaxReviewRetakes times: the step's capture goes
 //     back to retake (what was derived from it is dropped, see dropDerived), the session
 //     to capturing until the event's expires_at (never earlier than it was), the claim is
 //     released. The decision group reopens the case once the step is taken again.
@@ -31,7 +31,7 @@ import (
 //
 // Times are the events' occurred_at: the fold stays pure. A refused action changes only
 // the case's action log, so the reviewer's API call can tell it was refused.
-func (f Folder) foldReview(st *schemas.SessionState, ev *schemas.ReviewEvent) (*schemas.SessionState, bool) {
+func foldReview(st *schemas.SessionState, ev *schemas.ReviewEvent) (*schemas.SessionState, bool) {
 	at := ev.Envelope.OccurredAt
 	switch {
 	case ev.Opened != nil:
@@ -58,7 +58,7 @@ func (f Folder) foldReview(st *schemas.SessionState, ev *schemas.ReviewEvent) (*
 			rv.Actions = appendAction(rv.Actions, ev.Envelope, schemas.ReviewActionReleased, r, "")
 		})
 	case ev.Retake != nil:
-		return f.foldRetake(st, ev)
+		return foldRetake(st, ev)
 	case ev.Decided != nil:
 		d := ev.Decided
 		switch {
@@ -105,7 +105,7 @@ func foldOpened(st *schemas.SessionState, ev *schemas.ReviewEvent) (*schemas.Ses
 }
 
 // foldRetake applies a reviewer's request that the person take one step again.
-func (f Folder) foldRetake(st *schemas.SessionState, ev *schemas.ReviewEvent) (*schemas.SessionState, bool) {
+func foldRetake(st *schemas.SessionState, ev *schemas.ReviewEvent) (*schemas.SessionState, bool) {
 	rq, at := ev.Retake, ev.Envelope.OccurredAt
 	i := captureIndex(st.Captures, rq.Step)
 	switch {
