@@ -204,8 +204,8 @@ func (s *Server) caseOf(st *schemas.SessionState) ReviewCase {
 	if rc.Reasons == nil {
 		rc.Reasons = []schemas.Reason{}
 	}
-	if rv.Retake != nil && (st.Status == schemas.StatusCapturing || st.Status == schemas.StatusProcessing) {
-		rc.AwaitingRetake = &rv.Retake.Step
+	if rt := awaitingRetake(st); rt != nil {
+		rc.AwaitingRetake = &rt.Step
 	}
 	if rv.ClaimedBy != nil && rv.ClaimExpiresAt != nil && s.now().Before(*rv.ClaimExpiresAt) {
 		at := readmodel.Timestamp(*rv.ClaimExpiresAt)
@@ -305,6 +305,15 @@ func (s *Server) getCase(c *fiber.Ctx) error {
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.JSON(d)
+}
+
+// awaitingRetake is the retake a case waits on: a reviewer sent a step back and the session
+// is capturing it again, or processing it before the case is reopened. Nil otherwise.
+func awaitingRetake(st *schemas.SessionState) *schemas.ReviewRetake {
+	if st.Review == nil || st.Review.Retake == nil || (st.Status != schemas.StatusCapturing && st.Status != schemas.StatusProcessing) {
+		return nil
+	}
+	return st.Review.Retake
 }
 
 // retakeSteps lists the steps a reviewer may send back to the person: the session's
@@ -526,7 +535,7 @@ func (s *Server) caseOpen(st *schemas.SessionState, r reviewer, mustHold bool) e
 	rv := st.Review
 	switch {
 	case st.Status == schemas.StatusReview && rv.Decided == nil: // open: see below
-	case rv.Retake != nil && (st.Status == schemas.StatusCapturing || st.Status == schemas.StatusProcessing):
+	case awaitingRetake(st) != nil:
 		return problemf(fiber.StatusConflict, CodeCaseAwaitingRetake, "the person is taking %s again: the case returns to the queue once they have", rv.Retake.Step)
 	default:
 		return problem(fiber.StatusConflict, CodeCaseDecided, "the case is decided or closed")

@@ -332,12 +332,11 @@ func (s *Server) renewSDKToken(c *fiber.Ctx) error {
 	default:
 		return problemf(fiber.StatusConflict, CodeSessionClosed, "the session is %s: there is nothing left to capture", status)
 	}
-	token := s.sdkToken(st.Envelope.SessionID, p.tenant.ID, st.ExpiresAt)
+	// The token, nonce and link Session Init gives, for the session's expiry as it is now.
+	init := s.initResponse(c, st, p.tenant.ID)
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.Status(fiber.StatusCreated).JSON(SDKTokenResponse{
-		SessionID: st.Envelope.SessionID, SDKToken: token, ExpiresAt: readmodel.Timestamp(st.ExpiresAt),
-		Nonce:      base64.StdEncoding.EncodeToString(s.sessionNonce(st.Envelope.SessionID)),
-		CaptureURL: s.captureURL(c, st.Envelope.SessionID, token),
+		SessionID: init.SessionID, SDKToken: init.SDKToken, ExpiresAt: init.ExpiresAt, Nonce: init.Nonce, CaptureURL: init.CaptureURL,
 	})
 }
 

@@ -698,13 +698,19 @@ func DecisionEventID(decisionID string) string {
 	return "evt_" + strings.TrimPrefix(decisionID, "dec_")
 }
 
+// SessionDigest is the first 24 hex digits of SHA-256(sessionID): the part of the ids the
+// decision group derives from a session (its decision's, its review openings').
+func SessionDigest(sessionID string) string {
+	sum := sha256.Sum256([]byte(sessionID))
+	return hex.EncodeToString(sum[:])[:24]
+}
+
 // ReviewOpenedEventID is the event id of the ReviewEvent that opens the review of a session
 // for the round-th time: round 0 is the first opening, round n the reopening after the
 // n-th retake a reviewer asked for (ReviewState.Retakes). The decision group derives it so
 // that replays repeat it; the session group folds an opening of the current round only.
 func ReviewOpenedEventID(sessionID string, round int) string {
-	sum := sha256.Sum256([]byte(sessionID))
-	id := "evt_review_" + hex.EncodeToString(sum[:])[:24]
+	id := "evt_review_" + SessionDigest(sessionID)
 	if round > 0 {
 		id += "_r" + strconv.Itoa(round)
 	}

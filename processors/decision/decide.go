@@ -1,8 +1,6 @@
 package decision
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"slices"
 
@@ -14,12 +12,7 @@ const Producer = schemas.ProducerDecision
 
 // ID returns the deterministic decision id of a session: "dec_" + the first 24 hex digits of
 // SHA-256(sessionID). The decision's event id is "evt_" + the same digits.
-func ID(sessionID string) string { return "dec_" + idDigits(sessionID) }
-
-func idDigits(sessionID string) string {
-	sum := sha256.Sum256([]byte(sessionID))
-	return hex.EncodeToString(sum[:])[:24]
-}
+func ID(sessionID string) string { return "dec_" + schemas.SessionDigest(sessionID) }
 
 // OutcomeReview is the outcome Decide gives a session that a review rule sends to a person:
 // the decision group opens a review (schemas.ReviewEvent) instead of emitting a decision.

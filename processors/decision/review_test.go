@@ -106,7 +106,7 @@ func TestGroupOpensReview(t *testing.T) {
 	if err := c.Decode(schemas.TopicReviews, outs[0].Value, &ev); err != nil {
 		t.Fatal(err)
 	}
-	if ev.Opened == nil || ev.Opened.Reasons[0].Code != "liveness_grey_band" || ev.Envelope.EventID != "evt_review_"+idDigits(sid) {
+	if ev.Opened == nil || ev.Opened.Reasons[0].Code != "liveness_grey_band" || ev.Envelope.EventID != "evt_review_"+schemas.SessionDigest(sid) {
 		t.Fatalf("review event %+v", ev)
 	}
 	// Not a decision: the table holds none, so the reviewer's decision is still to come.

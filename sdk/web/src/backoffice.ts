@@ -176,12 +176,7 @@ class BackOffice {
       return;
     }
     this.root.dataset.view = "queue";
-    const select = h("select", { id: "bo-filter", class: "bo-input" });
-    for (const [v, label] of [["any", "All cases"], ["unclaimed", "Unclaimed"], ["mine", "Mine"]]) {
-      const o = h("option", { value: v }, label);
-      o.selected = v === filter;
-      select.append(o);
-    }
+    const select = choice("bo-filter", [["any", "All cases"], ["unclaimed", "Unclaimed"], ["mine", "Mine"]], filter);
     select.addEventListener("change", () => void this.queue(select.value));
     const rows = q.cases.map((c) =>
       h(
@@ -280,13 +275,17 @@ class BackOffice {
     heading.focus();
   }
 
-  private async act(what: "claim" | "release"): Promise<void> {
-    const d = this.current;
-    if (!d || this.busy) return;
+  /**
+   * post sends one action on the open case (claim, release, decision, retake), says how it
+   * went (done sees the answer's status and gives the words for an answered action) and
+   * shows the case again.
+   */
+  private async post(d: CaseDetail, action: string, body: unknown, done: (status: string | undefined) => string): Promise<void> {
     this.busy = true;
     try {
-      const r = await this.call<{ status?: string } | undefined>("POST", `/v1/review/cases/${encodeURIComponent(d.session_id)}/${what}`);
-      this.say(r?.status === "recorded" ? "Sent; not confirmed yet: look again in a moment." : what === "claim" ? "Claimed." : "Released.");
+      const r = await this.call<{ status?: string } | undefined>("POST", `/v1/review/cases/${encodeURIComponent(d.session_id)}/${action}`, body);
+      const words = done(r?.status);
+      this.say(r?.status === "recorded" ? "Sent; not confirmed yet: look again in a moment." : words);
     } catch (e) {
       this.fail(e);
       return;
@@ -296,27 +295,26 @@ class BackOffice {
     await this.open(d.session_id);
   }
 
+  /** reasonAndNote is the reason code (fallback when none is typed) and note of the form. */
+  private reasonAndNote(fallback: string): { reason_code: string; note?: string } {
+    const reason = (document.getElementById("bo-reason") as HTMLInputElement | null)?.value.trim() || fallback;
+    const note = (document.getElementById("bo-note") as HTMLTextAreaElement | null)?.value.trim();
+    return { reason_code: reason, ...(note ? { note } : {}) };
+  }
+
+  private async act(what: "claim" | "release"): Promise<void> {
+    const d = this.current;
+    if (!d || this.busy) return;
+    await this.post(d, what, undefined, () => (what === "claim" ? "Claimed." : "Released."));
+  }
+
   private async decide(outcome: "verified" | "rejected"): Promise<void> {
     const d = this.current;
     if (!d || this.busy || d.decision) return;
-    this.busy = true;
-    const reason = (document.getElementById("bo-reason") as HTMLInputElement | null)?.value.trim() || (outcome === "verified" ? "approved" : "rejected");
-    const note = (document.getElementById("bo-note") as HTMLTextAreaElement | null)?.value.trim();
-    try {
-      const r = await this.call<{ status: string }>("POST", `/v1/review/cases/${encodeURIComponent(d.session_id)}/decision`, {
-        outcome,
-        reason_code: reason,
-        ...(note ? { note } : {}),
-      });
-      this.say(r.status === "recorded" ? "Sent; not confirmed yet: look again in a moment." : `Decided: the session is ${r.status}.`);
-      this.root.dataset.decided = r.status;
-    } catch (e) {
-      this.fail(e);
-      return;
-    } finally {
-      this.busy = false;
-    }
-    await this.open(d.session_id);
+    await this.post(d, "decision", { outcome, ...this.reasonAndNote(outcome === "verified" ? "approved" : "rejected") }, (status) => {
+      this.root.dataset.decided = status ?? "";
+      return `Decided: the session is ${status}.`;
+    });
   }
 
   /** analytics shows the tenant's analyst views over the last days. */
@@ -330,12 +328,7 @@ class BackOffice {
       return;
     }
     this.root.dataset.view = "analytics";
-    const select = h("select", { id: "bo-days", class: "bo-input" });
-    for (const n of [7, 14, 30, 92]) {
-      const o = h("option", { value: String(n) }, `Last ${n} days`);
-      o.selected = n === days;
-      select.append(o);
-    }
+    const select = choice("bo-days", [7, 14, 30, 92].map((n) => [String(n), `Last ${n} days`]), String(days));
     select.addEventListener("change", () => void this.analytics(Number(select.value)));
     const heading = h("h2", { tabindex: "-1" }, "Analytics");
     replace(
@@ -354,23 +347,7 @@ class BackOffice {
     if (!d || this.busy || d.decision) return;
     const step = (document.getElementById("bo-retake-step") as HTMLSelectElement | null)?.value;
     if (!step) return;
-    this.busy = true;
-    const reason = (document.getElementById("bo-reason") as HTMLInputElement | null)?.value.trim() || "retake_requested";
-    const note = (document.getElementById("bo-note") as HTMLTextAreaElement | null)?.value.trim();
-    try {
-      const r = await this.call<{ status: string }>("POST", `/v1/review/cases/${encodeURIComponent(d.session_id)}/retake`, {
-        step,
-        reason_code: reason,
-        ...(note ? { note } : {}),
-      });
-      this.say(r.status === "recorded" ? "Sent; not confirmed yet: look again in a moment." : `The person is asked to take ${step} again.`);
-    } catch (e) {
-      this.fail(e);
-      return;
-    } finally {
-      this.busy = false;
-    }
-    await this.open(d.session_id);
+    await this.post(d, "retake", { step, ...this.reasonAndNote("retake_requested") }, () => `The person is asked to take ${step} again.`);
   }
 
   private shortcut(e: KeyboardEvent): void {
@@ -397,6 +374,17 @@ class BackOffice {
     this.armed = { key: e.key, until: now + 3000 };
     this.say(`Press ${e.key} again to ${e.key === "a" ? "approve" : "reject"} this case.`);
   }
+}
+
+/** choice makes a select of [value, label] options with selected chosen. */
+function choice(id: string, options: string[][], selected: string): HTMLSelectElement {
+  const select = h("select", { id, class: "bo-input" });
+  for (const [value, label] of options) {
+    const o = h("option", { value }, label);
+    o.selected = value === selected;
+    select.append(o);
+  }
+  return select;
 }
 
 function age(seconds: number): string {
